@@ -1,0 +1,148 @@
+"""The one exception tree of tujie. The CLI turns each into one line and an exit code.
+
+    TujieError                      base; never raised itself
+    ├── InputError (2)              the user's input is unusable: folder, file, config, plan
+    │   ├── SourceError             an article folder or file cannot be used
+    │   ├── ConfigError             page.toml is unreadable or has an unknown or bad key
+    │   └── PlanError               plan.json is malformed or breaks the page rules
+    ├── UsageError (2)              the command line itself is wrong
+    ├── OutputError (2)             the output folder cannot be written
+    ├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
+    ├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
+    │   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
+    ├── BuildProblems (1)           the build ran but found problems (check failures, ...)
+    └── PublishRefused (1)          publish will not run: check failed, links unverified, stale
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_LLM = 4
+
+
+class TujieError(Exception):
+    """Base of every error tujie raises on purpose; `exit_code` is what the CLI returns."""
+
+    exit_code = EXIT_INPUT
+
+    def one_line(self) -> str:
+        """The message the CLI prints: a single line, no traceback."""
+        return " ".join(str(self).split())
+
+
+class InputError(TujieError):
+    """The user's input (folder, file, config, plan) cannot be used as it is."""
+
+
+class SourceError(InputError):
+    """An article folder or file cannot be read: missing, empty, no readable article."""
+
+
+class ConfigError(InputError):
+    """page.toml cannot be parsed or has an unknown or invalid key."""
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: where (a JSON path such as `concepts[3].trouble.caption`) and what."""
+
+    path: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
+class PlanError(InputError):
+    """plan.json is not valid JSON, does not match the model, or breaks a page rule.
+
+    Carries every violation found, each with its JSON path, so a human (or the LLM repair
+    loop) can fix them all in one round.
+    """
+
+    def __init__(self, file: str | Path | None, violations: Sequence[Violation]):
+        self.file = str(file) if file is not None else "plan"
+        self.violations = list(violations)
+        listed = "; ".join(str(v) for v in self.violations[:8])
+        more = f" (+{len(self.violations) - 8} more)" if len(self.violations) > 8 else ""
+        super().__init__(
+            f"{self.file}: {len(self.violations)} rule violation(s): {listed}{more}"
+        )
+
+
+class UsageError(TujieError):
+    """The command line is wrong (unknown option, missing argument)."""
+
+
+class OutputError(TujieError):
+    """The output folder or a file in it cannot be written."""
+
+
+class EnvironmentMissing(TujieError):
+    """Something the machine must provide is missing: Chromium, the fonts, an API key."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
+class LLMError(TujieError):
+    """The LLM call failed for good: authentication, refusal, retries exhausted."""
+
+    exit_code = EXIT_LLM
+
+
+@dataclass
+class LLMUsage:
+    """Token usage summed over the calls of one plan extraction."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    calls: int = 0
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+class PlanRepairFailed(LLMError):
+    """The model's plan still broke the rules after the last repair round.
+
+    Carries the violations of the best attempt, the number of attempts, the usage, and where the
+    best invalid plan was saved for a human to edit.
+    """
+
+    def __init__(
+        self,
+        violations: Sequence[Violation],
+        attempts: int,
+        usage: LLMUsage,
+        saved_to: Path | None,
+        last_output: str = "",
+    ):
+        self.violations = list(violations)
+        self.attempts = attempts
+        self.usage = usage
+        self.saved_to = saved_to
+        self.last_output = last_output
+        where = f"; best attempt saved to {saved_to} for editing" if saved_to else ""
+        super().__init__(
+            f"the model's plan still breaks {len(self.violations)} rule(s) after {attempts} "
+            f"attempt(s), e.g. {self.violations[0] if self.violations else '?'}{where}"
+        )
+
+
+class BuildProblems(TujieError):
+    """The build ran to the end but found problems (the browser check failed, ...)."""
+
+    exit_code = EXIT_PROBLEMS
+
+
+class PublishRefused(TujieError):
+    """publish will not run: the last check failed, links are unverified, or the build is stale."""
+
+    exit_code = EXIT_PROBLEMS
