@@ -1,0 +1,211 @@
+"""The two handwriting fonts: where they are, how wide a string is, and the embedded subsets.
+
+The files come from the npm registry (`@fontsource/ma-shan-zheng`, `@fontsource/patrick-hand`,
+installed by `make setup` into `.cache/npm`). Text is measured with the same files' advance widths
+(fontTools), so layout is right by construction; the page embeds only the glyphs it uses.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from fontTools import subset as ft_subset
+from fontTools.ttLib import TTFont
+
+from pipeline.errors import EnvironmentMissing
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_NPM_DIR = REPO_ROOT / ".cache" / "npm"
+SUBSET_CACHE_DIR = REPO_ROOT / ".cache" / "fonts"
+
+HAND_ZH = "Ma Shan Zheng"
+HAND_EN = "Patrick Hand"
+
+# family -> (npm package, pinned version, file-name prefix)
+FONT_PACKAGES: dict[str, tuple[str, str, str]] = {
+    HAND_ZH: ("@fontsource/ma-shan-zheng", "5.3.1", "ma-shan-zheng"),
+    HAND_EN: ("@fontsource/patrick-hand", "5.3.0", "patrick-hand"),
+}
+# The whole `chinese-simplified` file lacks ~1000 rare characters; the numbered slices have them.
+SKIPPED_FILES = re.compile(r"chinese-simplified")
+# Width assumed for a character the font lacks (in em): the browser check reports the fallback.
+FALLBACK_EM = {"wide": 1.0, "narrow": 0.55}
+METRICS_FORMAT = 1
+
+
+def npm_dir() -> Path:
+    return Path(os.environ.get("TUJIE_NPM_DIR", DEFAULT_NPM_DIR))
+
+
+def package_dir(family: str) -> Path:
+    package, _version, _prefix = FONT_PACKAGES[family]
+    return npm_dir() / "node_modules" / package
+
+
+def font_files(family: str) -> list[Path]:
+    """The woff2 files of a family, in a stable order; EnvironmentMissing when not installed."""
+    files_dir = package_dir(family) / "files"
+    files = sorted(
+        (p for p in files_dir.glob("*-400-normal.woff2") if not SKIPPED_FILES.search(p.name)),
+        key=lambda p: p.name,
+    )
+    if not files:
+        package = FONT_PACKAGES[family][0]
+        raise EnvironmentMissing(
+            f"font {family!r} not found in {files_dir}: run `make setup` "
+            f"(or `npm install --prefix {npm_dir()} {package}`)"
+        )
+    return files
+
+
+def license_text(family: str) -> str:
+    path = package_dir(family) / "LICENSE"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def is_wide(ch: str) -> bool:
+    return ord(ch) >= 0x2E80
+
+
+@dataclass
+class FontMetrics:
+    """Advance widths (in em) of every character a family's files cover, and which file has it."""
+
+    family: str
+    advance: dict[str, float] = field(default_factory=dict)
+    file_of: dict[str, str] = field(default_factory=dict)
+
+    def covers(self, ch: str) -> bool:
+        return ch in self.advance
+
+    def width(self, text: str, size: float) -> float:
+        """Width in px of `text` set at `size` px (no kerning: handwriting fonts have little)."""
+        total = 0.0
+        for ch in text:
+            em = self.advance.get(ch)
+            if em is None:
+                em = FALLBACK_EM["wide" if is_wide(ch) else "narrow"]
+            total += em
+        return total * size
+
+    def missing(self, text: str) -> set[str]:
+        return {ch for ch in text if not ch.isspace() and ch not in self.advance}
+
+
+def _files_key(files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.name.encode())
+        h.update(str(p.stat().st_size).encode())
+    return h.hexdigest()[:16]
+
+
+def _read_metrics(files: list[Path]) -> tuple[dict[str, float], dict[str, str]]:
+    advance: dict[str, float] = {}
+    file_of: dict[str, str] = {}
+    for path in files:
+        font = TTFont(path, lazy=True)
+        upm = font["head"].unitsPerEm
+        hmtx = font["hmtx"].metrics
+        for code, glyph in font.getBestCmap().items():
+            ch = chr(code)
+            if ch not in advance:
+                advance[ch] = round(hmtx[glyph][0] / upm, 5)
+                file_of[ch] = path.name
+        font.close()
+    return advance, file_of
+
+
+@lru_cache(maxsize=4)
+def metrics(family: str) -> FontMetrics:
+    """Metrics of a family, cached on disk by the files' names and sizes."""
+    files = font_files(family)
+    key = _files_key(files)
+    cache = SUBSET_CACHE_DIR / f"metrics-{FONT_PACKAGES[family][2]}-{key}.json"
+    if cache.exists():
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data.get("format") == METRICS_FORMAT:
+            return FontMetrics(family, data["advance"], data["file_of"])
+    advance, file_of = _read_metrics(files)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(
+        json.dumps({"format": METRICS_FORMAT, "advance": advance, "file_of": file_of}),
+        encoding="utf-8",
+    )
+    tmp.replace(cache)
+    return FontMetrics(family, advance, file_of)
+
+
+def measure(text: str, family: str, size: float) -> float:
+    """Width in px of `text` in `family` at `size` px."""
+    return metrics(family).width(text, size)
+
+
+@dataclass(frozen=True)
+class FontFace:
+    """One embedded @font-face: a subset of one source file, limited to the characters used."""
+
+    family: str
+    source_file: str
+    chars: str
+    woff2: bytes
+
+    def css(self) -> str:
+        ranges = ",".join(f"U+{ord(c):x}" for c in self.chars)
+        data = base64.b64encode(self.woff2).decode("ascii")
+        return (
+            f"@font-face{{font-family:'{self.family}';font-style:normal;font-weight:400;"
+            f"font-display:block;src:url(data:font/woff2;base64,{data}) format('woff2');"
+            f"unicode-range:{ranges};}}"
+        )
+
+
+def _subset_file(path: Path, chars: str) -> bytes:
+    key = hashlib.sha256(f"{path.name}:{path.stat().st_size}:{chars}".encode()).hexdigest()[:24]
+    cache = SUBSET_CACHE_DIR / f"subset-{key}.woff2"
+    if cache.exists():
+        return cache.read_bytes()
+    options = ft_subset.Options()
+    options.flavor = "woff2"
+    options.hinting = False
+    options.desubroutinize = True
+    options.layout_features = ["kern", "liga"]
+    options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]  # keep copyright and licence records (OFL)
+    font = TTFont(path)
+    subsetter = ft_subset.Subsetter(options)
+    subsetter.populate(unicodes=[ord(c) for c in chars])
+    subsetter.subset(font)
+    buf = io.BytesIO()
+    font.flavor = "woff2"
+    font.save(buf)
+    data = buf.getvalue()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(cache)
+    return data
+
+
+def subset_faces(family: str, text: str) -> list[FontFace]:
+    """The @font-face subsets that cover every character of `text` the family has."""
+    m = metrics(family)
+    by_file: dict[str, set[str]] = {}
+    for ch in set(text):
+        if ch.isspace() or ch not in m.file_of:
+            continue
+        by_file.setdefault(m.file_of[ch], set()).add(ch)
+    files = {p.name: p for p in font_files(family)}
+    faces = []
+    for name in sorted(by_file):
+        chars = "".join(sorted(by_file[name]))
+        faces.append(FontFace(family, name, chars, _subset_file(files[name], chars)))
+    return faces
