@@ -1,0 +1,400 @@
+"""The build: run the stages in order, one artifact each under `output/<name>/`, skipping a stage
+whose inputs (content hashes, including the code that runs it) did not change.
+
+    ingest → sources.json · plan → plan.json · links → links.json · sim → sim/*.json
+    render → index.html · check → check.json + shots/ · review → review.html
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.config import PageConfig, load_config
+from pipeline.errors import OutputError, PlanError, SourceError, Violation
+from pipeline.plan import Plan, check_plan, dump_plan, load_plan, parse_plan
+from pipeline.sources import Corpus
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT = REPO_ROOT / "output"
+STATE_FILE = "build.json"
+STATE_FORMAT = 1
+CODE_DIRS = ("pipeline", "sim", "templates", "prompts")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    return sha256_bytes(path.read_bytes())
+
+
+def tree_hash(paths: list[Path], root: Path) -> str:
+    """One hash over files' relative names and contents, in a stable order."""
+    h = hashlib.sha256()
+    for p in sorted(paths, key=lambda q: q.relative_to(root).as_posix()):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def code_hash() -> str:
+    """The code that turns inputs into artifacts: a change to it invalidates every stage."""
+    files = [
+        p
+        for d in CODE_DIRS
+        for p in (REPO_ROOT / d).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix not in {".pyc", ".md"}
+    ]
+    return tree_hash(files, REPO_ROOT)
+
+
+def output_name(src: Path, config: PageConfig) -> str:
+    return config.publish.name or src.resolve().name
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write to a temp file beside `path`, then rename: never a half-written artifact."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding="utf-8")
+        else:
+            tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise OutputError(f"{path}: cannot write ({err.strerror}); check the output folder") from None
+
+
+@dataclass
+class StageRecord:
+    name: str
+    ran: bool
+    seconds: float
+    note: str = ""
+
+
+@dataclass
+class Build:
+    """One build of one folder: where things are and what has been computed so far."""
+
+    src: Path
+    out_root: Path = DEFAULT_OUTPUT
+    config: PageConfig = field(default_factory=PageConfig)
+    force: bool = False
+    records: list[StageRecord] = field(default_factory=list)
+    on_stage: Callable[[StageRecord], None] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    code: str = ""
+
+    @property
+    def name(self) -> str:
+        return output_name(self.src, self.config)
+
+    @property
+    def dir(self) -> Path:
+        return self.out_root / self.name
+
+    def load_state(self) -> None:
+        path = self.dir / STATE_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.state = data if data.get("format") == STATE_FORMAT else {}
+        except (OSError, ValueError):
+            self.state = {}
+        self.state.setdefault("format", STATE_FORMAT)
+        self.state.setdefault("stages", {})
+
+    def save_state(self) -> None:
+        write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
+
+    def stage(self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]) -> bool:
+        """Run `run` unless the key of its inputs matches the last run and its outputs exist."""
+        key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
+        last = self.state["stages"].get(name, {})
+        start = time.perf_counter()
+        if not self.force and last.get("key") == key and all(p.exists() for p in outputs):
+            record = StageRecord(name, False, 0.0, "unchanged")
+        else:
+            note = run() or ""
+            self.state["stages"][name] = {"key": key}
+            self.save_state()
+            record = StageRecord(name, True, time.perf_counter() - start, note)
+        self.records.append(record)
+        if self.on_stage:
+            self.on_stage(record)
+        return record.ran
+
+
+def source_files(src: Path) -> list[Path]:
+    return [p for p in src.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(src).parts)]
+
+
+def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> Build:
+    if not src.exists():
+        raise SourceError(f"{src}: folder not found; give the path of a folder of articles")
+    if not src.is_dir():
+        raise SourceError(f"{src}: not a folder; give the path of a folder of articles")
+    config = load_config(src)
+    build = Build(src=src, out_root=out_root, config=config, force=force)
+    try:
+        build.dir.mkdir(parents=True, exist_ok=True)
+        probe = build.dir / f".write-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as err:
+        raise OutputError(
+            f"{build.dir}: output folder is not writable ({err.strerror}); fix its permissions "
+            f"or pass --out DIR"
+        ) from None
+    build.code = code_hash()
+    build.load_state()
+    return build
+
+
+# ---------------------------------------------------------------------------------------------
+# Stages
+
+
+def stage_ingest(build: Build) -> Corpus:
+    from pipeline.ingest import ingest_folder, write_corpus
+
+    path = build.dir / "sources.json"
+    files = source_files(build.src)
+    key = tree_hash(files, build.src) if files else "empty"
+
+    def run() -> str:
+        corpus = ingest_folder(build.src)
+        write_corpus(corpus, path)
+        return f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+
+    build.stage("ingest", [key], [path], run)
+    return Corpus.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def shipped_plan_path(build: Build) -> Path:
+    return build.src / "plan.json"
+
+
+def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> Plan:
+    """The folder's reviewed plan.json when it exists (and no LLM is asked for), else the LLM."""
+    path = build.dir / "plan.json"
+    shipped = shipped_plan_path(build)
+    corpus_key = sha256_bytes(corpus.model_dump_json().encode())
+    llm = use_llm if use_llm is not None else not shipped.exists()
+    key = [corpus_key, sha256_file(shipped) if shipped.exists() else "-", str(llm),
+           build.config.model_dump_json()]
+
+    def run() -> str:
+        if llm:
+            plan = _extract_with_llm(build, corpus)
+            note = f"extracted by {plan.meta.model}"
+        else:
+            if not shipped.exists():
+                raise PlanError(shipped, [Violation("(file)", "not found: write one, or set ANTHROPIC_API_KEY and run `tujie plan`")])
+            plan = load_plan(shipped)
+            note = f"{shipped} ({plan.meta.made_by})"
+        plan = _apply_config(plan, build.config)
+        check_plan(plan, corpus, file=shipped if not llm else path, scenario_ids=_scenario_ids())
+        write_atomic(path, dump_plan(plan))
+        return note
+
+    build.stage("plan", key, [path], run)
+    return load_plan(path)
+
+
+def _apply_config(plan: Plan, config: PageConfig) -> Plan:
+    """page.toml wins over the plan for language-independent reader settings."""
+    data = plan.model_dump(mode="json")
+    if config.stuck:
+        data["walkthrough"]["concept"] = config.stuck[0]
+    for c in data["concepts"]:
+        if c["id"] in config.progress:
+            c["progress"] = config.progress[c["id"]]
+    if config.title:
+        data["title"] = config.title
+    return parse_plan(data, "page.toml + plan.json")
+
+
+def _scenario_ids() -> set[str]:
+    from pipeline.simstage import scenario_catalogue
+
+    return set(scenario_catalogue())
+
+
+def _extract_with_llm(build: Build, corpus: Corpus) -> Plan:
+    from pipeline.extract import extract_plan
+    from pipeline.simstage import scenario_catalogue
+
+    result = extract_plan(
+        corpus,
+        lang=build.config.lang,
+        stuck=build.config.stuck,
+        out_dir=build.dir,
+        scenarios=scenario_catalogue(),
+    )
+    return result.plan
+
+
+def stage_links(build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool = False) -> Any:
+    from pipeline.links import check_links, collect_targets, write_report
+
+    path = build.dir / "links.json"
+    targets = collect_targets(plan, corpus)
+    key = [json.dumps([t.model_dump(mode="json") for t in targets], sort_keys=True)]
+
+    def run() -> str:
+        report = check_links(targets, corpus, cache_path=path, allow_private=allow_private)
+        write_report(report, path)
+        counts: dict[str, int] = {}
+        for r in report.results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+
+    build.stage("links", key, [path], run)
+    from pipeline.links import LinkReport
+
+    return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
+    from pipeline.plan import plan_violations
+    from pipeline.simstage import load_results, needed_presets, run_sim, write_results
+
+    sim_dir = build.dir / "sim"
+    marker = sim_dir / "sweep.json"
+
+    def run() -> str:
+        results = run_sim(plan)
+        tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        write_results(results, tmp_dir)
+        if sim_dir.exists():
+            shutil.rmtree(sim_dir)
+        tmp_dir.rename(sim_dir)
+        return f"{len(results.traces)} traces + ruler sweep"
+
+    build.stage("sim", needed_presets(plan), [marker], run)
+    results = load_results(sim_dir)
+    # H1 after filling: captions are measured with the simulator's numbers in them.
+    found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
+    if found:
+        raise PlanError(build.dir / "plan.json", found)
+    return results
+
+
+def build_info(build: Build) -> dict[str, str]:
+    """What the footer says about the build: deterministic (no clock), so rebuilds are identical."""
+    from pipeline import __version__
+
+    return {"tool": f"tujie {__version__}", "code": build.code[:12], "source": build.src.name}
+
+
+def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Path:
+    from pipeline.render import render_page
+
+    path = build.dir / "index.html"
+    key = [dump_plan(plan), corpus.model_dump_json(), sim_key(build), links_key(links),
+           build.config.model_dump_json()]
+
+    def run() -> str:
+        html = render_page(plan, corpus, build.config, sim, links, build_info=build_info(build))
+        write_atomic(path, html)
+        return f"{len(html.encode()) // 1024} KB"
+
+    build.stage("render", key, [path], run)
+    return path
+
+
+def sim_key(build: Build) -> str:
+    files = sorted((build.dir / "sim").glob("*.json"))
+    return tree_hash(files, build.dir) if files else "-"
+
+
+def links_key(links: Any) -> str:
+    if links is None:
+        return "-"
+    return json.dumps([(r.url, r.status) for r in links.results], sort_keys=True)
+
+
+def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Any:
+    from pipeline.check import check_and_fix
+    from pipeline.render import render_page
+
+    html = build.dir / "index.html"
+    report_path = build.dir / "check.json"
+    shots = [build.dir / "shots" / f"{t}-{w}.png" for t in ("light", "dark") for w in (1280, 390)]
+
+    def render(overrides: dict[str, dict[str, Any]]) -> str:
+        return render_page(plan, corpus, build.config, sim, links, overrides=overrides,
+                           build_info=build_info(build))
+
+    def run() -> str:
+        report = check_and_fix(render, html, build.dir, lang=plan.lang)
+        return "clean" if report.ok else f"{len(report.problems)} problem(s)"
+
+    build.stage("check", [sha256_file(html)], [report_path, *shots], run)
+    return json.loads(report_path.read_text(encoding="utf-8"))
+
+
+def stage_review(build: Build) -> Path:
+    from pipeline.review import write_review
+
+    site_dir = build.out_root / "site" / build.name
+    path = build.dir / "review.html"
+    shots = sorted((build.dir / "shots").glob("*.png"))
+    baseline = sorted(site_dir.glob("shots/*.png")) if site_dir.exists() else []
+    key = [tree_hash(shots, build.dir) if shots else "-",
+           tree_hash(baseline, site_dir) if baseline else "-",
+           sha256_file(build.dir / "check.json")]
+
+    def run() -> str:
+        write_review(build.dir, site_dir)
+        return "against the last published page" if baseline else "first publication"
+
+    build.stage("review", key, [path], run)
+    return path
+
+
+def inputs_hash(build: Build) -> str:
+    """What `publish` compares to refuse a build older than its inputs."""
+    files = source_files(build.src)
+    return sha256_bytes((build.code + tree_hash(files, build.src)).encode())
+
+
+def run_build(build: Build, *, until: str = "review", allow_private: bool = False) -> dict[str, Any]:
+    """Run every stage up to `until`; return the summary. Raises on the first failure."""
+    order = ["ingest", "plan", "links", "sim", "render", "check", "review"]
+    stop = order.index(until)
+    corpus = stage_ingest(build)
+    summary: dict[str, Any] = {"name": build.name, "dir": str(build.dir)}
+    if stop >= 1:
+        plan = stage_plan(build, corpus)
+        summary["concepts"] = len(plan.concepts)
+    if stop >= 2:
+        links = stage_links(build, plan, corpus, allow_private=allow_private)
+        summary["links"] = {r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results}
+    if stop >= 3:
+        sim = stage_sim(build, plan, corpus)
+    if stop >= 4:
+        stage_render(build, plan, corpus, sim, links)
+    build.state["inputs_hash"] = inputs_hash(build)
+    build.save_state()
+    if stop >= 5:
+        report = stage_check(build, plan, corpus, sim, links)
+        summary["check_ok"] = bool(report.get("ok"))
+        summary["problems"] = len(report.get("problems", []))
+    if stop >= 6:
+        summary["review"] = str(stage_review(build))
+    return summary
