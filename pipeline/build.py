@@ -192,7 +192,8 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     path = build.dir / "plan.json"
     shipped = shipped_plan_path(build)
     corpus_key = sha256_bytes(corpus.model_dump_json().encode())
-    llm = use_llm if use_llm is not None else not shipped.exists()
+    has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    llm = use_llm if use_llm is not None else (not shipped.exists() and has_key)
     key = [corpus_key, sha256_file(shipped) if shipped.exists() else "-", str(llm),
            build.config.model_dump_json()]
 
@@ -202,7 +203,11 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
             note = f"extracted by {plan.meta.model}"
         else:
             if not shipped.exists():
-                raise PlanError(shipped, [Violation("(file)", "not found: write one, or set ANTHROPIC_API_KEY and run `tujie plan`")])
+                raise PlanError(shipped, [Violation(
+                    "(file)",
+                    "not found: write one by hand (`tujie schema` gives its JSON Schema) "
+                    "or set ANTHROPIC_API_KEY to extract it with the LLM",
+                )])
             plan = load_plan(shipped)
             note = f"{shipped} ({plan.meta.made_by})"
         plan = _apply_config(plan, build.config)

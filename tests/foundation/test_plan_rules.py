@@ -1,0 +1,119 @@
+"""The example plan validates, and each kind of broken copy is rejected with the right JSON path."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import PlanError
+from pipeline.ingest import ingest_folder
+from pipeline.plan import check_plan, parse_plan, plan_violations
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return ingest_folder(EXAMPLE)
+
+
+@pytest.fixture(scope="module")
+def plan_data() -> dict:
+    return json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
+
+
+def violations(data: dict, corpus) -> list[str]:
+    try:
+        plan = parse_plan(data, "plan.json")
+    except PlanError as err:
+        return [str(v) for v in err.violations]
+    return [str(v) for v in plan_violations(plan, corpus)]
+
+
+def test_example_plan_is_valid(plan_data, corpus):
+    plan = parse_plan(plan_data, "plan.json")
+    assert check_plan(plan, corpus) is plan
+    assert 10 <= len(plan.concepts) <= 12
+    assert plan.meta.made_by == "hand-reviewed"
+
+
+def test_seven_concepts_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"] = data["concepts"][:7]
+    found = violations(data, corpus)
+    assert any(v.startswith("concepts:") and "at least 8" in v for v in found), found
+
+
+def test_sixteen_character_caption_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][2]["fix"]["caption"] = "一二三四五六七八九十一二三四五六"
+    found = violations(data, corpus)
+    assert found == ["concepts[2].fix.caption: 16 characters after filling, limit 15 (H1)"]
+
+
+def test_fifteen_character_caption_accepted(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][2]["fix"]["caption"] = "一二三四五六七八九十一二三四五"
+    assert violations(data, corpus) == []
+
+
+def test_route_url_not_in_sources_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["route"][1]["url"] = "https://invented.example.com/llm-serving"
+    found = violations(data, corpus)
+    assert found == ["route[1].url: not from the sources: https://invented.example.com/llm-serving"]
+
+
+def test_quote_not_in_source_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    concept = next(i for i, c in enumerate(data["concepts"]) if c["citations"])
+    data["concepts"][concept]["citations"][0]["quote"] = "这句话在任何一篇文章里都不存在。"
+    found = violations(data, corpus)
+    assert any(v.startswith(f"concepts[{concept}].citations[0].quote: not found") for v in found), found
+
+
+def test_forward_solves_reference_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][3]["solves_problem_of"] = data["concepts"][5]["id"]
+    found = violations(data, corpus)
+    assert any(v.startswith("concepts[3].solves_problem_of:") and "backwards" in v for v in found), found
+
+
+def test_number_without_a_quote_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][4]["body"] = "它让吞吐提高了 987 倍。"
+    found = violations(data, corpus)
+    assert found == ["concepts[4].body: number 987 is in no cited quote (H5)"]
+
+
+def test_literal_number_in_caption_rejected(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][4]["fix"]["caption"] = "D 只等了 3 步"
+    found = violations(data, corpus)
+    assert any("literal number in a caption" in v for v in found), found
+
+
+def test_placeholders_measured_after_filling(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    panel = data["concepts"][4]["fix"]
+    panel["caption"] = "D 等了{D.ttft}步就出字了啊啊啊啊啊啊"  # 14 visible + the filled number
+    plan = parse_plan(data)
+    short = plan_violations(plan, corpus, values_for=lambda p: {"D.ttft": "1"})
+    long = plan_violations(plan, corpus, values_for=lambda p: {"D.ttft": "12"})
+    assert short == []
+    assert [str(v) for v in long] == [
+        "concepts[4].fix.caption: 16 characters after filling, limit 15 (H1)"
+    ]
+    unknown = plan_violations(plan, corpus, values_for=lambda p: {})
+    assert any("unknown placeholder {D.ttft}" in str(v) for v in unknown)
+
+
+def test_every_violation_is_listed_at_once(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    data["concepts"][0]["trouble"]["caption"] = "一二三四五六七八九十一二三四五六"
+    data["route"][0]["url"] = "https://nowhere.example.org/"
+    found = violations(data, corpus)
+    assert len(found) == 2
