@@ -1,0 +1,88 @@
+"""`python -m sim`: run | table | presets | sweep | bench (see `--help` of each)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from sim import cli
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (one subparser per command)."""
+    parser = argparse.ArgumentParser(prog="python -m sim", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser(
+        "run",
+        help="simulate a workload, print the JSON trace",
+        description="Simulate WORKLOAD.json (or --preset NAME) and print the trace.",
+    )
+    run.add_argument("workload", nargs="?", help="workload JSON file")
+    run.add_argument("--preset", help="built-in preset, e.g. batching/with or golden-4")
+    run.add_argument(
+        "--detail",
+        action="store_true",
+        help="add per-step blocks/reserved/computed/tokens and engine/scenario metadata",
+    )
+    run.add_argument(
+        "--fast", action="store_true", help="use the vectorised fast path (same trace)"
+    )
+
+    table = sub.add_parser(
+        "table",
+        help="print a step table for humans",
+        description="Rows = requests, columns = steps; see the legend printed below it.",
+    )
+    table.add_argument("workload", nargs="?", help="workload JSON file")
+    table.add_argument("--preset", help="built-in preset, e.g. batching/with")
+
+    sub.add_parser(
+        "presets", help="list preset names", description="List every preset name and title."
+    )
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="the ruler: how each technique moves throughput/TTFT/ITL",
+        description="Run the documented seeded sweep workload; print JSON.",
+    )
+    sweep.add_argument(
+        "--requests", type=int, default=None, help="number of requests (default 200)"
+    )
+    sweep.add_argument("--seed", type=int, default=None, help="generator seed (default 1)")
+
+    bench = sub.add_parser(
+        "bench",
+        help="time the plain loop and the fast path",
+        description="SIM.md benchmark: 1000 seeded requests at t=0, unit cost.",
+    )
+    bench.add_argument(
+        "--requests", type=int, default=1000, help="number of requests (default 1000)"
+    )
+    bench.add_argument(
+        "--scale", action="store_true", help="also time 1k, 10k, 100k requests (fast path)"
+    )
+    bench.add_argument("--no-plain", action="store_true", help="skip the plain loop")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    if args.command == "run":
+        return cli.guarded(lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast))
+    if args.command == "table":
+        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset))
+    if args.command == "presets":
+        return cli.guarded(cli.cmd_presets)
+    if args.command == "sweep":
+        from sim.sweep import sweep
+
+        return cli.guarded(lambda: cli.json_text(sweep(n_requests=args.requests, seed=args.seed)))
+    from sim.bench import run_bench
+
+    return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Typed engine and cost configuration with the defaults SIM.md names.
+
+Parsing from JSON (with error paths) lives in `sim.workload`; this module only holds the
+dataclasses, their defaults and the names of the pluggable parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
+DEFAULT_MAX_NUM_SEQS = 256
+DEFAULT_BLOCK_SIZE = 16
+DEFAULT_NUM_BLOCKS = 10000
+DEFAULT_MAX_MODEL_LEN = 4096
+
+POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache")
+KV_ALLOCATIONS = ("paged", "reserve_max")
+PREEMPTION_MODES = ("recompute", "none")
+COST_KINDS = ("unit", "linear", "roofline")
+TIME_UNITS = {"unit": "step", "linear": "ms", "roofline": "ms"}
+
+# Linear cost model defaults, in milliseconds: roughly Llama-3-8B on one H100 (5 ms of
+# fixed work per step, 0.04 ms per scheduled token, 0.0001 ms per context token read).
+DEFAULT_LINEAR_C0 = 5.0
+DEFAULT_LINEAR_C_TOK = 0.04
+DEFAULT_LINEAR_C_KV = 0.0001
+
+# Roofline defaults: achievable fraction of peak FLOP/s, fixed per-step overhead (ms).
+DEFAULT_ROOFLINE_MFU = 0.5
+DEFAULT_ROOFLINE_OVERHEAD_MS = 0.0
+DEFAULT_ROOFLINE_MODEL = "llama-3-8b"
+DEFAULT_ROOFLINE_GPU = "h100-sxm"
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """The scheduler and KV-cache knobs (vLLM names where vLLM has them)."""
+
+    policy: str = "vllm"
+    max_num_batched_tokens: int = DEFAULT_MAX_NUM_BATCHED_TOKENS
+    max_num_seqs: int = DEFAULT_MAX_NUM_SEQS
+    block_size: int = DEFAULT_BLOCK_SIZE
+    num_blocks: int = DEFAULT_NUM_BLOCKS
+    max_model_len: int = DEFAULT_MAX_MODEL_LEN
+    enable_chunked_prefill: bool = True
+    enable_prefix_caching: bool = False
+    long_prefill_token_threshold: int = 0
+    # Extensions for the "trouble" panels (not vLLM options).
+    kv_alloc: str = "paged"
+    preemption: str = "recompute"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The resolved configuration as JSON-ready data."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CostConfig:
+    """Which step-time model to use and its parameters.
+
+    Units: `unit` counts steps (1.0 each); `linear` and `roofline` are in milliseconds.
+    """
+
+    kind: str = "unit"
+    c0: float = DEFAULT_LINEAR_C0
+    c_tok: float = DEFAULT_LINEAR_C_TOK
+    c_kv: float = DEFAULT_LINEAR_C_KV
+    model: str = DEFAULT_ROOFLINE_MODEL
+    gpu: str = DEFAULT_ROOFLINE_GPU
+    mfu: float = DEFAULT_ROOFLINE_MFU
+    overhead: float = DEFAULT_ROOFLINE_OVERHEAD_MS
+
+    def to_dict(self) -> dict[str, Any]:
+        """Only the fields that matter for this kind."""
+        keys = {
+            "unit": (),
+            "linear": ("c0", "c_tok", "c_kv"),
+            "roofline": ("model", "gpu", "mfu", "overhead"),
+        }[self.kind]
+        out: dict[str, Any] = {"kind": self.kind, "time_unit": TIME_UNITS[self.kind]}
+        out.update({k: getattr(self, k) for k in keys})
+        return out
+
+
+@dataclass(frozen=True)
+class SLO:
+    """Service-level objectives for goodput (same units as the cost model); None = no limit."""
+
+    ttft: float | None = None
+    tpot: float | None = None
+    e2el: float | None = None
+
+
+@dataclass(frozen=True)
+class RequestSpec:
+    """One request as the workload describes it (immutable input)."""
+
+    id: str
+    arrival: float
+    prompt_len: int
+    max_tokens: int
+    prompt_ids: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A validated workload: engine, cost model, requests and optional SLOs / metadata."""
+
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    cost: CostConfig = field(default_factory=CostConfig)
+    requests: tuple[RequestSpec, ...] = ()
+    slo: SLO | None = None
+    scenario: dict[str, Any] | None = None

@@ -1,0 +1,46 @@
+"""Model and GPU tables, loaded from `sim/data/model-*.json` and `gpu-*.json` (each cites its source)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+@cache
+def _table(kind: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for path in sorted(DATA_DIR.glob(f"{kind}-*.json")):
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        out[entry["id"]] = entry
+    return out
+
+
+def known_models() -> list[str]:
+    """Ids of the model tables (e.g. ``llama-3-8b``)."""
+    return sorted(_table("model"))
+
+
+def known_gpus() -> list[str]:
+    """Ids of the GPU tables (e.g. ``h100-sxm``)."""
+    return sorted(_table("gpu"))
+
+
+def model_table(model_id: str) -> dict[str, Any]:
+    """One model's table (params, layers, kv_heads, head_dim, bytes, source)."""
+    return _table("model")[model_id]
+
+
+def gpu_table(gpu_id: str) -> dict[str, Any]:
+    """One GPU's table (peak_flops, hbm_bandwidth, hbm_bytes, source)."""
+    return _table("gpu")[gpu_id]
+
+
+def kv_bytes_per_token(model: dict[str, Any]) -> int:
+    """2 (K and V) * layers * kv_heads * head_dim * bytes per element."""
+    return int(
+        2 * model["layers"] * model["kv_heads"] * model["head_dim"] * model["kv_bytes_per_elem"]
+    )

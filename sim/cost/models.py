@@ -1,0 +1,91 @@
+"""The three step-time models. Each maps the work of one step to its duration.
+
+`unit` returns 1.0 per step; `linear` is ``c0 + c_tok * tokens + c_kv * context`` (ms);
+`roofline` is ``max(compute, memory) + overhead`` from a model and a GPU table (ms).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from sim.config import CostConfig
+from sim.cost.data import gpu_table, kv_bytes_per_token, model_table
+
+MS_PER_S = 1000.0
+
+
+@dataclass(frozen=True)
+class StepWork:
+    """What one step computes: new tokens, and KV tokens attention reads (context incl. new)."""
+
+    scheduled_tokens: int
+    context_tokens: int
+
+
+class CostModel(Protocol):
+    """Anything that turns a step's work into a duration."""
+
+    def step_time(self, work: StepWork) -> float:
+        """Duration of a step doing `work`."""
+        ...
+
+
+class UnitCost:
+    """Every step takes 1.0 (the time axis counts steps)."""
+
+    def __init__(self, config: CostConfig) -> None:
+        self.config = config
+
+    def step_time(self, work: StepWork) -> float:
+        """Always 1.0."""
+        return 1.0
+
+
+class LinearCost:
+    """``c0 + c_tok * scheduled_tokens + c_kv * context_tokens`` in milliseconds."""
+
+    def __init__(self, config: CostConfig) -> None:
+        self.c0, self.c_tok, self.c_kv = config.c0, config.c_tok, config.c_kv
+
+    def step_time(self, work: StepWork) -> float:
+        """Fixed cost plus per-token and per-context-token terms."""
+        return self.c0 + self.c_tok * work.scheduled_tokens + self.c_kv * work.context_tokens
+
+
+class RooflineCost:
+    """``max(2 * params * tokens / (mfu * peak), (weights + kv_read) / bandwidth) + overhead``."""
+
+    def __init__(self, config: CostConfig) -> None:
+        model, gpu = model_table(config.model), gpu_table(config.gpu)
+        self.flops_per_token = 2.0 * model["params"]
+        self.weight_bytes = float(model["params"] * model["bytes_per_param"])
+        self.kv_bytes_per_token = float(kv_bytes_per_token(model))
+        self.flops = config.mfu * float(gpu["peak_flops"])
+        self.bandwidth = float(gpu["hbm_bandwidth"])
+        self.overhead = config.overhead
+
+    def compute_ms(self, work: StepWork) -> float:
+        """Time if compute-bound."""
+        return self.flops_per_token * work.scheduled_tokens / self.flops * MS_PER_S
+
+    def memory_ms(self, work: StepWork) -> float:
+        """Time if memory-bound: weights read once per step plus the KV read."""
+        read = self.weight_bytes + self.kv_bytes_per_token * work.context_tokens
+        return read / self.bandwidth * MS_PER_S
+
+    def step_time(self, work: StepWork) -> float:
+        """The slower of compute and memory, plus a fixed overhead."""
+        return max(self.compute_ms(work), self.memory_ms(work)) + self.overhead
+
+
+COST_MODELS: dict[str, type[UnitCost] | type[LinearCost] | type[RooflineCost]] = {
+    "unit": UnitCost,
+    "linear": LinearCost,
+    "roofline": RooflineCost,
+}
+
+
+def build_cost_model(config: CostConfig) -> CostModel:
+    """The cost model named by `config.kind`."""
+    return COST_MODELS[config.kind](config)

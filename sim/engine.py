@@ -1,0 +1,116 @@
+"""The step loop: arrivals, one scheduling decision per step, compute, emit, finish.
+
+A request with arrival time t joins `waiting` before the first step starting at time >= t.
+When nothing is runnable the clock jumps to the next arrival; when nothing can progress and
+nothing will arrive, the run ends with `stalled = True` (it never loops forever).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field, replace
+
+from sim.config import EngineConfig, Workload
+from sim.cost import StepWork, build_cost_model
+from sim.entities import Request
+from sim.errors import SimulationError
+from sim.kv import build_kv_manager
+from sim.schedulers import SCHEDULERS, SchedulerState, StepPlan
+from sim.trace_record import StepRecorder
+
+MAX_STEPS = 50_000_000
+
+
+def resolve_engine(config: EngineConfig) -> EngineConfig:
+    """The configuration actually simulated (static batching always reserves prompt + max_tokens)."""
+    if config.policy == "static":
+        return replace(config, kv_alloc="reserve_max")
+    return config
+
+
+@dataclass
+class SimResult:
+    """Everything a run produced, before it is turned into trace JSON."""
+
+    config: EngineConfig
+    requests: list[Request]
+    steps: list[dict[str, object]] = field(default_factory=list)
+    stalled: bool = False
+    num_steps: int = 0
+    scheduled_tokens: int = 0
+
+
+class Engine:
+    """Runs one workload to completion with the plain (reference) step loop."""
+
+    def __init__(self, workload: Workload, *, detail: bool = False, record: bool = True) -> None:
+        self.config = resolve_engine(workload.engine)
+        self.state = SchedulerState(self.config, build_kv_manager(self.config))
+        self.scheduler = SCHEDULERS[self.config.policy]()
+        self.cost = build_cost_model(workload.cost)
+        self.requests = [Request(spec, i) for i, spec in enumerate(workload.requests)]
+        order = sorted(self.requests, key=lambda r: (r.spec.arrival, r.index))
+        self.pending: deque[Request] = deque(order)
+        self.recorder = StepRecorder(self.state, self.requests, detail=detail, record=record)
+        self.result = SimResult(self.config, self.requests)
+
+    def _admit_arrivals(self, now: float) -> None:
+        pending, waiting = self.pending, self.state.waiting
+        while pending and pending[0].spec.arrival <= now:
+            req = pending.popleft()
+            waiting.append(req)
+            self.recorder.arrived(req)
+
+    def run(self) -> SimResult:
+        """Step until every request finished (or the run stalls)."""
+        now = 0.0
+        state = self.state
+        while True:
+            self._admit_arrivals(now)
+            if not state.running and not state.waiting:
+                if not self.pending:
+                    break
+                now = max(now, self.pending[0].spec.arrival)
+                continue
+            plan = self.scheduler.schedule(state)
+            if not plan.scheduled and not plan.preempted:
+                if not self.pending:
+                    self.result.stalled = True
+                    break
+                now = max(now, self.pending[0].spec.arrival)
+                continue
+            now = self._execute(plan, now)
+            if self.result.num_steps >= MAX_STEPS:
+                raise SimulationError(f"more than {MAX_STEPS} steps")
+        self.result.steps = self.recorder.steps
+        return self.result
+
+    def _execute(self, plan: StepPlan, start: float) -> float:
+        scheduled = plan.scheduled
+        total = sum(scheduled.values())
+        context = sum(req.computed + n for req, n in scheduled.items())
+        end = start + (self.cost.step_time(StepWork(total, context)) if scheduled else 0.0)
+        mml = self.config.max_model_len
+        emitted: list[Request] = []
+        finished: list[Request] = []
+        for req, n in scheduled.items():
+            req.computed += n
+            if req.computed == req.tokens:
+                req.outputs += 1
+                req.token_times.append(end)
+                emitted.append(req)
+                if req.outputs >= req.spec.max_tokens or req.tokens >= mml:
+                    req.finish_time = end
+                    finished.append(req)
+        self.scheduler.after_compute(self.state, plan)
+        for req in finished:
+            self.scheduler.finish(self.state, req)
+        self.result.num_steps += 1
+        self.result.scheduled_tokens += total
+        self.recorder.step(start, end, plan, emitted, finished)
+        return end
+
+
+def simulate(workload: Workload, *, detail: bool = False, record: bool = True) -> SimResult:
+    """Run `workload` with the plain step loop."""
+    return Engine(workload, detail=detail, record=record).run()

@@ -1,0 +1,37 @@
+"""The simulator's exception tree; the CLI turns each into one line and an exit code.
+
+SimError                    base class, never raised directly
+├── WorkloadError           a workload (JSON or dict) is invalid; carries the JSON path
+├── PresetNotFound          `run_preset` / `--preset` got an unknown name
+└── SimulationError         the engine hit an internal limit (e.g. MAX_STEPS)
+"""
+
+from __future__ import annotations
+
+
+class SimError(Exception):
+    """Base class of every error the simulator raises on purpose."""
+
+
+class WorkloadError(SimError):
+    """Raised when a workload is invalid: unknown field, bad type or value, duplicate id.
+
+    `path` is a JSON path into the workload such as ``requests[2].prompt_tokens``.
+    """
+
+    def __init__(self, path: str, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+class PresetNotFound(SimError):
+    """Raised when a preset name (``<scenario>/<variant>`` or ``golden-N``) is unknown."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown preset {name!r}; known: {', '.join(known)}")
+        self.name = name
+
+
+class SimulationError(SimError):
+    """Raised when a simulation exceeds an internal safety limit."""

@@ -1,0 +1,183 @@
+"""The scenario catalogue the page draws: each technique "without" and "with" on one cast.
+
+Preset names are ``<scenario id>/<variant>`` (variants ``without`` and ``with``) plus
+``golden-1`` .. ``golden-11``. `run_preset(name)` returns the trace dict (with detail).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from sim.api import run_workload
+from sim.cast import cast_requests, comic_engine
+from sim.errors import PresetNotFound
+from sim.goldens import golden_workloads
+
+VARIANTS = ("without", "with")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One page scenario: a technique shown without and with it on the same cast."""
+
+    id: str
+    title: str
+    description: str
+    variants: dict[str, dict[str, Any]]
+
+
+def _w(
+    engine: dict[str, Any],
+    cost: dict[str, Any] | None = None,
+    shared: bool = False,
+    requests: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "engine": engine,
+        "cost": cost or {"kind": "unit"},
+        "requests": requests if requests is not None else cast_requests(shared_prefix=shared),
+    }
+
+
+def _arithmetic(batch: int) -> dict[str, Any]:
+    reqs = [
+        {"id": f"R{i}", "arrival": 0.0, "prompt_tokens": 512, "max_tokens": 17}
+        for i in range(batch)
+    ]
+    engine = {
+        "policy": "vllm",
+        "max_num_batched_tokens": 16384,
+        "max_num_seqs": 64,
+        "block_size": 16,
+        "num_blocks": 10000,
+        "max_model_len": 4096,
+    }
+    return _w(engine, {"kind": "roofline", "model": "llama-3-8b", "gpu": "h100-sxm"}, requests=reqs)
+
+
+LINEAR = {"kind": "linear"}
+
+_CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
+    (
+        "kv_cache",
+        "KV cache",
+        "Without a KV cache every step recomputes each request's whole context (a decode costs "
+        "its full length); with it a decode computes 1 new token. Budget 64 so everything fits.",
+        _w(comic_engine(policy="no_kv_cache", max_num_batched_tokens=64)),
+        _w(comic_engine(max_num_batched_tokens=64)),
+    ),
+    (
+        "batching",
+        "Continuous batching",
+        "Static batching: D arrives while A, B, C form a batch and waits until the LAST of them "
+        "finishes; finished B's slot sits idle. Continuous batching (vLLM): D joins the next step.",
+        _w(comic_engine(policy="static", max_num_batched_tokens=16)),
+        _w(comic_engine(max_num_batched_tokens=16)),
+    ),
+    (
+        "kv_alloc",
+        "Paged KV blocks",
+        "12 blocks of 4 slots. reserve_max reserves prompt + max_tokens for each request up front "
+        "(A 3, B 2, C 3 blocks), so D's 5-block reservation does not fit and it waits; paged "
+        "allocation takes blocks as tokens arrive, so D starts at once and fewer slots sit empty.",
+        _w(comic_engine(kv_alloc="reserve_max", max_num_batched_tokens=16, num_blocks=12)),
+        _w(comic_engine(max_num_batched_tokens=16, num_blocks=12)),
+    ),
+    (
+        "preemption",
+        "Preemption by recompute",
+        "8 blocks of 4 slots. Without preemption, a request that cannot get a block sits the step "
+        "out; when all of them are stuck nothing can progress (stalled). vLLM preempts the newest "
+        "running request, frees its blocks and later recomputes it.",
+        _w(comic_engine(preemption="none", max_num_batched_tokens=16, num_blocks=8)),
+        _w(comic_engine(max_num_batched_tokens=16, num_blocks=8)),
+    ),
+    (
+        "chunked_prefill",
+        "Chunked prefill",
+        "Budget 8, linear cost (ms). Prefill-first runs D's whole 12-token prompt in a step of its "
+        "own while A, B, C wait (a generation stall); chunked prefill feeds D in chunks alongside "
+        "their decodes.",
+        _w(comic_engine(policy="prefill_first"), LINEAR),
+        _w(comic_engine(), LINEAR),
+    ),
+    (
+        "prefix_cache",
+        "Prefix caching",
+        "Budget 32. A..D share an 8-token system prompt (2 blocks). With prefix caching the cached blocks are "
+        "reused: D computes only its own 12 tokens instead of 20; outputs are identical.",
+        _w(comic_engine(max_num_batched_tokens=32), shared=True),
+        _w(comic_engine(max_num_batched_tokens=32, enable_prefix_caching=True), shared=True),
+    ),
+    (
+        "admission",
+        "Admission: budget, slots, blocks",
+        "The scheduler's three questions each step: running first, then is there budget left, a "
+        "free sequence slot and free blocks for a newcomer? Without limits (budget 64, 8 slots) D "
+        "starts at once. With budget 8, 3 slots and 6 blocks D first waits for a slot (steps 3-5), "
+        "then for blocks (its whole 12-token prompt needs 3, steps 6-7), then is chunked (P7, P5).",
+        _w(comic_engine(max_num_batched_tokens=64, max_num_seqs=8)),
+        _w(comic_engine(max_num_batched_tokens=8, max_num_seqs=3, num_blocks=6)),
+    ),
+    (
+        "metrics",
+        "TTFT and inter-token latency",
+        "One cast on the clock (linear cost, ms): static vs continuous batching. Read D's TTFT "
+        "(arrival to first token) and the gaps between its tokens (ITL) off the time axis.",
+        _w(comic_engine(policy="static", max_num_batched_tokens=16), LINEAR),
+        _w(comic_engine(max_num_batched_tokens=16), LINEAR),
+    ),
+    (
+        "arithmetic",
+        "Decode is memory-bound",
+        "Roofline, Llama-3-8B in bf16 on one H100 SXM: each decode step reads all 16 GB of weights "
+        "once, whether it decodes 1 request or 32, so a batch of 32 barely slows the step and "
+        "multiplies tokens/s.",
+        _arithmetic(1),
+        _arithmetic(32),
+    ),
+]
+
+
+def _build() -> dict[str, Scenario]:
+    out: dict[str, Scenario] = {}
+    for sid, title, description, without, with_ in _CATALOGUE:
+        variants: dict[str, dict[str, Any]] = {}
+        for variant, workload in zip(VARIANTS, (without, with_), strict=True):
+            workload = copy.deepcopy(workload)
+            workload["scenario"] = {
+                "id": sid,
+                "variant": variant,
+                "title": title,
+                "description": description,
+            }
+            variants[variant] = workload
+        out[sid] = Scenario(sid, title, description, variants)
+    return out
+
+
+SCENARIOS: dict[str, Scenario] = _build()
+GOLDENS: dict[str, dict[str, Any]] = golden_workloads()
+
+
+def preset_names() -> list[str]:
+    """Every preset name: ``<id>/without``, ``<id>/with`` and ``golden-N``."""
+    names = [f"{sid}/{v}" for sid in SCENARIOS for v in VARIANTS]
+    return names + list(GOLDENS)
+
+
+def preset_workload(name: str) -> dict[str, Any]:
+    """The workload dict behind a preset name (a fresh copy)."""
+    if name in GOLDENS:
+        return copy.deepcopy(GOLDENS[name])
+    sid, _, variant = name.partition("/")
+    if sid in SCENARIOS and variant in VARIANTS:
+        return copy.deepcopy(SCENARIOS[sid].variants[variant])
+    raise PresetNotFound(name, preset_names())
+
+
+def run_preset(name: str, *, detail: bool = True) -> dict[str, Any]:
+    """Run a preset and return its trace (with `engine`, `scenario` and per-step detail)."""
+    return run_workload(preset_workload(name), detail=detail)

@@ -1,0 +1,65 @@
+"""Turn a `SimResult` into the trace JSON of SIM.md (steps, requests, summary)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from sim.config import Workload
+from sim.engine import SimResult
+from sim.metrics import request_metrics, summarize
+from sim.trace_record import t
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else t(value)
+
+
+def _rounded(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return t(obj)
+    if isinstance(obj, dict):
+        return {k: _rounded(v) for k, v in obj.items()}
+    return obj
+
+
+def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) -> dict[str, Any]:
+    """The trace dict. With `detail`, also `engine` (resolved config), `cost` and `scenario`."""
+    requests: dict[str, Any] = {}
+    for req in result.requests:
+        m = request_metrics(req)
+        requests[req.id] = {
+            "arrival": req.spec.arrival,
+            "first_token": _round(req.token_times[0]) if req.token_times else None,
+            "finish": _round(req.finish_time),
+            "output_tokens": req.outputs,
+            "token_times": [t(x) for x in req.token_times],
+            "ttft": _round(m.ttft),
+            "tpot": _round(m.tpot),
+            "e2el": _round(m.e2el),
+            "preemptions": req.preemptions,
+            "prefix_hit_tokens": req.prefix_hit_tokens,
+        }
+    trace: dict[str, Any] = {}
+    if detail:
+        trace["engine"] = result.config.to_dict()
+        trace["cost"] = workload.cost.to_dict()
+        trace["scenario"] = dict(workload.scenario or {})
+    trace["steps"] = result.steps
+    trace["requests"] = requests
+    trace["summary"] = _rounded(summarize(result.requests, workload.slo))
+    if result.stalled:
+        trace["stalled"] = True
+    return trace
+
+
+def dumps(trace: dict[str, Any]) -> str:
+    """Canonical JSON text of a trace (stable key order as built, no trailing spaces)."""
+    return json.dumps(trace, ensure_ascii=False, indent=1)
+
+
+def trace_hash(trace: dict[str, Any]) -> str:
+    """sha256 of the compact canonical JSON, to compare two runs."""
+    text = json.dumps(trace, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

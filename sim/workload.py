@@ -1,0 +1,201 @@
+"""Parse and validate a workload (JSON data) into a typed `Workload`.
+
+Every problem raises `WorkloadError` with a JSON path such as ``requests[2].prompt_tokens``,
+so the CLI can print one line naming the field.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from sim.config import (
+    COST_KINDS,
+    KV_ALLOCATIONS,
+    POLICIES,
+    PREEMPTION_MODES,
+    SLO,
+    CostConfig,
+    EngineConfig,
+    RequestSpec,
+    Workload,
+)
+from sim.errors import WorkloadError
+from sim.generators import generate_requests, parse_generator
+
+TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
+REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens")
+DEFAULT_MAX_TOKENS = 16
+
+
+def _check_fields(data: Any, allowed: tuple[str, ...], path: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise WorkloadError(path or "$", "must be an object")
+    for key in data:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else str(key)
+            raise WorkloadError(where, f"unknown field (allowed: {', '.join(allowed)})")
+    return data
+
+
+def expect_int(value: Any, path: str, minimum: int | None = None) -> int:
+    """An integer (not a bool) at least `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise WorkloadError(path, "must be an integer")
+    if minimum is not None and value < minimum:
+        problem = "must not be negative" if minimum == 0 else f"must be >= {minimum}"
+        raise WorkloadError(path, problem)
+    return value
+
+
+def expect_number(value: Any, path: str, minimum: float | None = None) -> float:
+    """A finite number (not a bool) at least `minimum`."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise WorkloadError(path, "must be a finite number")
+    if minimum is not None and value < minimum:
+        raise WorkloadError(
+            path, "must not be negative" if minimum == 0 else f"must be >= {minimum}"
+        )
+    return float(value)
+
+
+def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise WorkloadError(path, f"must be one of {', '.join(choices)}")
+    return str(value)
+
+
+def _parse_engine(data: Any) -> EngineConfig:
+    names = tuple(f.name for f in fields(EngineConfig))
+    raw = _check_fields(data, names, "engine")
+    values: dict[str, Any] = {}
+    for name in names:
+        if name not in raw:
+            continue
+        path, value = f"engine.{name}", raw[name]
+        if name == "policy":
+            values[name] = _expect_choice(value, path, POLICIES)
+        elif name == "kv_alloc":
+            values[name] = _expect_choice(value, path, KV_ALLOCATIONS)
+        elif name == "preemption":
+            values[name] = _expect_choice(value, path, PREEMPTION_MODES)
+        elif name.startswith("enable_"):
+            if not isinstance(value, bool):
+                raise WorkloadError(path, "must be true or false")
+            values[name] = value
+        else:
+            minimum = 0 if name == "long_prefill_token_threshold" else 1
+            values[name] = expect_int(value, path, minimum)
+    engine = EngineConfig(**values)
+    if engine.max_num_batched_tokens < engine.max_num_seqs:
+        raise WorkloadError(
+            "engine.max_num_batched_tokens",
+            f"{engine.max_num_batched_tokens} is smaller than max_num_seqs {engine.max_num_seqs}",
+        )
+    if (
+        engine.policy == "vllm"
+        and not engine.enable_chunked_prefill
+        and engine.max_num_batched_tokens < engine.max_model_len
+    ):
+        raise WorkloadError(
+            "engine.max_num_batched_tokens",
+            f"{engine.max_num_batched_tokens} is smaller than max_model_len "
+            f"{engine.max_model_len} with chunked prefill off (vLLM rejects this)",
+        )
+    if engine.kv_alloc == "reserve_max" and engine.enable_prefix_caching:
+        raise WorkloadError("engine.kv_alloc", "reserve_max cannot be combined with prefix caching")
+    return engine
+
+
+def _parse_cost(data: Any) -> CostConfig:
+    names = tuple(f.name for f in fields(CostConfig))
+    raw = _check_fields(data, names, "cost")
+    values: dict[str, Any] = {}
+    for name in names:
+        if name not in raw:
+            continue
+        path, value = f"cost.{name}", raw[name]
+        if name == "kind":
+            values[name] = _expect_choice(value, path, COST_KINDS)
+        elif name in ("model", "gpu"):
+            from sim.cost.data import known_gpus, known_models
+
+            known = known_models() if name == "model" else known_gpus()
+            values[name] = _expect_choice(value, path, tuple(known))
+        else:
+            values[name] = expect_number(value, path, 0)
+    if values.get("mfu", 1.0) <= 0:
+        raise WorkloadError("cost.mfu", "must be > 0")
+    return CostConfig(**values)
+
+
+def _parse_slo(data: Any) -> SLO:
+    raw = _check_fields(data, ("ttft", "tpot", "e2el"), "slo")
+    return SLO(**{k: expect_number(v, f"slo.{k}", 0) for k, v in raw.items()})
+
+
+def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
+    path = f"requests[{index}]"
+    raw = _check_fields(data, REQUEST_FIELDS, path)
+    rid = raw.get("id", f"R{index}")
+    if not isinstance(rid, str) or not rid:
+        raise WorkloadError(f"{path}.id", "must be a non-empty string")
+    arrival = expect_number(raw.get("arrival", 0.0), f"{path}.arrival", 0)
+    max_tokens = expect_int(raw.get("max_tokens", DEFAULT_MAX_TOKENS), f"{path}.max_tokens", 1)
+    if ("prompt_tokens" in raw) == ("prompt_ids" in raw):
+        raise WorkloadError(path, "give exactly one of prompt_tokens and prompt_ids")
+    prompt_ids: tuple[int, ...] | None = None
+    if "prompt_tokens" in raw:
+        where = f"{path}.prompt_tokens"
+        prompt_len = expect_int(raw["prompt_tokens"], where, 0)
+        if prompt_len == 0:
+            raise WorkloadError(where, "must be >= 1")
+    else:
+        where = f"{path}.prompt_ids"
+        ids = raw["prompt_ids"]
+        if not isinstance(ids, list) or not ids:
+            raise WorkloadError(where, "must be a non-empty list of integers")
+        prompt_ids = tuple(expect_int(t, f"{where}[{i}]", 0) for i, t in enumerate(ids))
+        prompt_len = len(prompt_ids)
+    if prompt_len > engine.max_model_len:
+        raise WorkloadError(
+            where, f"{prompt_len} tokens exceed max_model_len {engine.max_model_len}"
+        )
+    return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids)
+
+
+def parse_workload(data: Any) -> Workload:
+    """Validate workload JSON data and return the typed `Workload`."""
+    raw = _check_fields(data, TOP_FIELDS, "")
+    engine = _parse_engine(raw.get("engine", {}))
+    cost = _parse_cost(raw.get("cost", {}))
+    slo = _parse_slo(raw["slo"]) if "slo" in raw else None
+    scenario = raw.get("scenario")
+    if scenario is not None and not isinstance(scenario, Mapping):
+        raise WorkloadError("scenario", "must be an object")
+    if "requests" in raw and "generate" in raw:
+        raise WorkloadError("generate", "give either requests or generate, not both")
+    if "generate" in raw:
+        items: list[Any] = generate_requests(parse_generator(raw["generate"]))
+        base = "generate"
+    else:
+        items = raw.get("requests", [])
+        base = "requests"
+        if not isinstance(items, list):
+            raise WorkloadError("requests", "must be a list")
+    requests: list[RequestSpec] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        try:
+            spec = _parse_request(item, i, engine)
+        except WorkloadError as err:
+            if base == "requests":
+                raise
+            raise WorkloadError("generate", f"generated request {i}: {err.problem}") from err
+        if spec.id in seen:
+            raise WorkloadError(f"requests[{i}].id", f"duplicate id {spec.id!r}")
+        seen.add(spec.id)
+        requests.append(spec)
+    return Workload(engine, cost, tuple(requests), slo, dict(scenario) if scenario else None)
