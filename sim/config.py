@@ -16,7 +16,7 @@ DEFAULT_NUM_BLOCKS = 10000
 DEFAULT_MAX_MODEL_LEN = 4096
 
 POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache")
-KV_ALLOCATIONS = ("paged", "reserve_max")
+KV_ALLOCATIONS = ("paged", "reserve_max", "reserve_max_model_len")
 PREEMPTION_MODES = ("recompute", "none")
 COST_KINDS = ("unit", "linear", "roofline")
 TIME_UNITS = {"unit": "step", "linear": "ms", "roofline": "ms"}

@@ -104,7 +104,7 @@ def _parse_engine(data: Any) -> EngineConfig:
             f"{engine.max_num_batched_tokens} is smaller than max_model_len "
             f"{engine.max_model_len} with chunked prefill off (vLLM rejects this)",
         )
-    if engine.kv_alloc == "reserve_max" and engine.enable_prefix_caching:
+    if engine.kv_alloc != "paged" and engine.enable_prefix_caching:
         raise WorkloadError("engine.kv_alloc", "reserve_max cannot be combined with prefix caching")
     return engine
 

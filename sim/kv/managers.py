@@ -3,6 +3,7 @@
 - `paged`: vLLM block allocation, blocks counted (no prefix caching, so ids do not matter).
 - `prefix_cache`: paged with prefix caching (see `sim.kv.prefix_cache`).
 - `reserve_max`: contiguous reservation of prompt + max_tokens at admission (pre-paging).
+- `reserve_max_model_len`: contiguous reservation of max_model_len at admission.
 - `none`: no KV cache at all (every step recomputes the whole context).
 """
 
@@ -135,6 +136,13 @@ class ReserveMaxKV(PagedKV):
         return True
 
 
+class ReserveMaxModelLenKV(ReserveMaxKV):
+    """Reserve max_model_len slots per request (the pre-vLLM worst case)."""
+
+    def _reservation(self, req: Request) -> int:
+        return -(-self.max_model_len // self.block_size)
+
+
 class NoKV(PagedKV):
     """No KV cache: nothing is stored, so nothing is ever short."""
 
@@ -156,6 +164,7 @@ KV_MANAGERS: dict[str, type[PagedKV] | type[PrefixCachingKV]] = {
     "paged": PagedKV,
     "prefix_cache": PrefixCachingKV,
     "reserve_max": ReserveMaxKV,
+    "reserve_max_model_len": ReserveMaxModelLenKV,
     "none": NoKV,
 }
 
@@ -164,8 +173,8 @@ def kv_manager_name(config: EngineConfig) -> str:
     """Which manager a resolved engine configuration uses."""
     if config.policy == "no_kv_cache":
         return "none"
-    if config.kv_alloc == "reserve_max":
-        return "reserve_max"
+    if config.kv_alloc != "paged":
+        return config.kv_alloc
     return "prefix_cache" if config.enable_prefix_caching else "paged"
 
 
