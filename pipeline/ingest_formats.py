@@ -267,7 +267,7 @@ def _html_title(soup: BeautifulSoup) -> str | None:
 def _html_canonical(soup: BeautifulSoup) -> str | None:
     for link in soup.find_all("link", href=True):
         rel = link.get("rel") or []
-        rels = rel if isinstance(rel, list) else [rel]
+        rels = [str(r) for r in rel] if isinstance(rel, list) else [str(rel)]
         if "canonical" in [r.lower() for r in rels] and str(link["href"]).startswith("http"):
             return str(link["href"])
     og = soup.find("meta", attrs={"property": "og:url"})
