@@ -1,0 +1,658 @@
+"""Link verification: every URL the page shows must come from the sources, resolve, and lead to
+the page it claims. The only module that imports `httpx`; page reading lives in `links_match`.
+
+`collect_targets(plan, corpus)` lists the URLs; `check_links(...)` checks them into a `LinkReport`
+(`links.json`, also the cache); `write_report` / `load_report` store and read it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import ipaddress
+import json
+import os
+import socket
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
+from pathlib import Path
+from typing import Literal
+from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipeline import __version__
+from pipeline.errors import InputError, OutputError
+from pipeline.links_match import (
+    TITLE_MATCH_THRESHOLD,
+    PageFacts,
+    best_title_match,
+    count_words,
+    html_facts,
+    not_found_phrase,
+    pdf_facts,
+    same_page,
+)
+from pipeline.plan import Plan
+from pipeline.sources import Corpus, normalize_url
+
+LINKS_FORMAT = 1
+DEFAULT_USER_AGENT = f"tujie-linkcheck/{__version__} (+local)"
+ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+# Results worth reusing from the cache: they describe the page, not a passing network mood.
+CACHEABLE = frozenset({"ok", "redirected-ok", "mismatch", "soft-404"})
+PROBE_PREFIX = "tujie-no-such-page-"
+
+LinkStatus = Literal[
+    "ok", "redirected-ok", "mismatch", "soft-404", "broken",
+    "unverified-offline", "not-from-sources", "refused",
+]  # fmt: skip
+
+
+class LinkSettings(BaseModel):
+    """Every limit of the checker, each with its default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    global_concurrency: int = 32
+    per_host_concurrency: int = 4
+    per_host_spacing: float = Field(default=0.05, description="seconds between request starts, per host")
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0
+    request_deadline: float = Field(default=30.0, description="whole request incl. body, seconds")
+    dns_timeout: float = 3.0
+    retries: int = 2
+    backoff_base: float = 0.5
+    backoff_max: float = 8.0
+    max_retry_after: float = Field(default=10.0, description="cap on a server's Retry-After, seconds")
+    max_body_bytes: int = 2_000_000
+    max_pdf_bytes: int = 20_000_000
+    accepted_statuses: frozenset[int] = frozenset({200, 203, 206})
+    retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
+    max_redirects: int = 10
+    max_cache_age: float = Field(default=7 * 24 * 3600.0, description="seconds")
+    head_first: bool = Field(default=False, description="HEAD before GET; GET is needed for titles anyway")
+    soft404_probe: bool = True
+    offline_after_failures: int = Field(default=2, description="unreachable public hosts => offline")
+    user_agent: str = DEFAULT_USER_AGENT
+
+
+DEFAULT_LINK_SETTINGS = LinkSettings()
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LinkTarget(_Model):
+    """One URL the page will show, the title it is shown under, and where on the page."""
+
+    url: str
+    claimed_title: str
+    where: str
+
+
+class RedirectHop(_Model):
+    url: str
+    status: int
+    location: str
+
+
+class LinkResult(_Model):
+    """The verdict on one link, with the evidence in one human sentence."""
+
+    url: str
+    where: str
+    claimed_title: str
+    status: LinkStatus
+    http_status: int | None = None
+    final_url: str | None = None
+    redirect_chain: list[RedirectHop] = Field(default_factory=list)
+    title_found: str | None = None
+    evidence: str
+    checked_at: datetime
+    words: int | None = Field(default=None, description="visible words of the page, CJK chars count 1")
+    body_truncated: bool = False
+    fragment_ok: bool | None = None
+    attempts: int = 0
+    from_cache: bool = False
+
+    @property
+    def verified(self) -> bool:
+        return self.status in ("ok", "redirected-ok")
+
+
+class LinkReport(_Model):
+    """`links.json`: one result per target, in target order."""
+
+    format: int = LINKS_FORMAT
+    checked_at: datetime
+    offline: bool
+    results: list[LinkResult] = Field(default_factory=list)
+
+    def blocking(self) -> list[LinkResult]:
+        """Every result that is not ok / redirected-ok: publish must not go ahead with these."""
+        return [r for r in self.results if not r.verified]
+
+    def unverified(self) -> bool:
+        return any(r.status == "unverified-offline" for r in self.results)
+
+    def for_url(self, url: str) -> LinkResult | None:
+        return next((r for r in self.results if _key(r.url) == _key(url)), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets
+
+
+def _key(url: str) -> str:
+    """Dedup key: the normalised URL plus its fragment (different anchors are different links)."""
+    frag = urlsplit(url.strip()).fragment
+    return normalize_url(url) + (f"#{frag}" if frag else "")
+
+
+def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
+    """Route stops, reading list, canonical URLs of cited sources (all sources without a plan).
+
+    The claimed title is the sources' own (reading list, then article title) when the URL is
+    there, since the plan's wording may be a translation; the route's title otherwise.
+    """
+    known: dict[str, str] = {}
+    for s in corpus.sources:
+        if s.url:
+            known.setdefault(normalize_url(s.url), s.title)
+    for e in corpus.reading_list:
+        known[normalize_url(e.url)] = e.title
+    found: dict[str, tuple[str, str, list[str]]] = {}
+
+    def add(url: str, title: str, where: str) -> None:
+        k = _key(url)
+        if k in found:
+            found[k][2].append(where)
+        else:
+            found[k] = (url.strip(), known.get(normalize_url(url), title), [where])
+
+    if plan is not None:
+        for i, stop in enumerate(plan.route):
+            add(stop.url, stop.title, f"route[{i}]")
+    for i, e in enumerate(corpus.reading_list):
+        add(e.url, e.title, f"reading-list[{i}]")
+    if plan is not None:
+        for i, c in enumerate(plan.concepts):
+            for cit in c.citations:
+                src = corpus.source(cit.source)
+                if src is not None and src.url:
+                    add(src.url, src.title, f"citation:concepts[{i}]")
+    else:
+        for s in corpus.sources:
+            if s.url:
+                add(s.url, s.title, f"source:{s.id}")
+    return [
+        LinkTarget(url=url, claimed_title=title, where=", ".join(dict.fromkeys(wheres)))
+        for url, title, wheres in found.values()
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Report storage
+
+
+def write_report(report: LinkReport, path: Path) -> None:
+    """Write `links.json` atomically: a temp file in the same folder, then a rename."""
+    text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".links-", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise OutputError(f"cannot write {path}: {err.strerror}; check the output folder") from None
+
+
+def load_report(path: Path) -> LinkReport:
+    """Read `links.json`; a missing or malformed file is an InputError naming it."""
+    try:
+        return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path} not found; run `tujie links SRC` first") from None
+    except (OSError, UnicodeDecodeError, ValidationError) as err:
+        first = str(err).splitlines()[0]
+        raise InputError(f"{path} is not a valid links report ({first}); delete it and re-run `tujie links`") from None
+
+
+def _cached(path: Path | None, settings: LinkSettings, now: datetime) -> dict[tuple[str, str], LinkResult]:
+    if path is None or not path.exists():
+        return {}
+    try:
+        old = load_report(path)
+    except InputError:
+        return {}  # a broken cache is just no cache: everything is checked again
+    fresh = now - timedelta(seconds=settings.max_cache_age)
+    return {
+        (r.url, r.claimed_title): r
+        for r in old.results
+        if r.status in CACHEABLE and r.checked_at > fresh
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetching
+
+
+@dataclass
+class _Answer:
+    """One HTTP exchange (after retries): the status and the capped body, or why there is none."""
+
+    status: int | None = None
+    url: str = ""
+    location: str | None = None
+    retry_after: str | None = None
+    content_type: str = ""
+    charset: str | None = None
+    body: bytes = b""
+    truncated: bool = False
+    attempts: int = 0
+    waits: list[str] = field(default_factory=list)
+    failure: str | None = None  # "unreachable" | "refused" | "broken"
+    evidence: str = ""
+
+
+@dataclass
+class _Outcome:
+    """Where following a URL's redirects ended."""
+
+    final: _Answer
+    chain: list[RedirectHop] = field(default_factory=list)
+    attempts: int = 0
+
+
+class _HostGate:
+    """Per-host politeness: at most N requests in flight and a minimum gap between starts."""
+
+    def __init__(self, limit: int, spacing: float):
+        self._slots = asyncio.Semaphore(limit)
+        self._order = asyncio.Lock()
+        self._spacing = spacing
+        self._next_start = 0.0
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._slots:
+            async with self._order:
+                loop = asyncio.get_running_loop()
+                wait = self._next_start - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._next_start = loop.time() + self._spacing
+            yield
+
+
+class _RefuseCookies(DefaultCookiePolicy):
+    """A cookie policy that keeps nothing and returns nothing: the checker is stateless."""
+
+    def set_ok(self, cookie: Cookie, request: object) -> bool:
+        return False
+
+    def return_ok(self, cookie: Cookie, request: object) -> bool:
+        return False
+
+
+def _no_cookies() -> CookieJar:
+    # A bare CookieJar: httpx would copy an httpx.Cookies into a default jar, losing the policy.
+    return CookieJar(policy=_RefuseCookies())
+
+
+def _retry_after(value: str | None, cap: float) -> float | None:
+    """Seconds from a Retry-After header (delta or HTTP date), capped; None when absent or bad."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return min(float(value), cap)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, min((when - datetime.now(UTC)).total_seconds(), cap))
+
+
+def _is_public(addr: str) -> bool:
+    ip = ipaddress.ip_address(addr.split("%", 1)[0])
+    return ip.is_global and not ip.is_multicast
+
+
+class _Checker:
+    """One run: the client, the gates, what we learnt of the network, and the probe cache."""
+
+    def __init__(self, client: httpx.AsyncClient, settings: LinkSettings, allow_private: bool):
+        self.client = client
+        self.s = settings
+        self.allow_private = allow_private
+        self.gates: dict[str, _HostGate] = {}
+        self.all_slots = asyncio.Semaphore(settings.global_concurrency)
+        self.dns: dict[tuple[str, int], asyncio.Task[list[str]]] = {}
+        self.probes: dict[str, asyncio.Task[PageFacts | None]] = {}
+        self.public_reached = False  # some public host answered: the network is up
+        self.unreachable_public = 0
+
+    @property
+    def offline(self) -> bool:
+        return not self.public_reached and self.unreachable_public >= self.s.offline_after_failures
+
+    async def _resolve(self, host: str, port: int) -> list[str]:
+        loop = asyncio.get_running_loop()
+        infos = await asyncio.wait_for(
+            loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), self.s.dns_timeout
+        )
+        return sorted({str(info[4][0]) for info in infos})
+
+    async def admit(self, url: str) -> tuple[_Answer | None, bool]:
+        """Refuse what must not be fetched; else (None, whether the host is public)."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https"):
+            return _Answer(url=url, failure="refused", evidence=f"only http/https links are checked, not {parts.scheme or 'a bare path'}"), False
+        if parts.username or parts.password:
+            return _Answer(url=url, failure="refused", evidence="the URL carries credentials, which are never sent"), False
+        host = parts.hostname
+        if not host:
+            return _Answer(url=url, failure="broken", evidence="the URL has no host"), False
+        try:
+            addrs = [str(ipaddress.ip_address(host))]
+        except ValueError:
+            if self.offline:
+                return _Answer(url=url, failure="unreachable", evidence=f"not checked: the network is unreachable (earlier hosts failed), so {host} was skipped"), True
+            key = (host, parts.port or (443 if parts.scheme == "https" else 80))
+            if key not in self.dns:
+                self.dns[key] = asyncio.ensure_future(self._resolve(*key))
+            try:
+                addrs = await self.dns[key]
+            except (OSError, TimeoutError) as err:
+                self.unreachable_public += 1
+                why = "timed out" if isinstance(err, TimeoutError) else "failed"
+                return _Answer(url=url, failure="unreachable", evidence=f"DNS lookup of {host} {why}: no network, or no such host"), True
+        public = all(_is_public(a) for a in addrs)
+        if not public and not self.allow_private:
+            return _Answer(url=url, failure="refused", evidence=f"{host} is a private, loopback or link-local address ({addrs[0]}); refused"), False
+        return None, public
+
+    def gate(self, url: str) -> _HostGate:
+        host = urlsplit(url).netloc.lower()
+        if host not in self.gates:
+            self.gates[host] = _HostGate(self.s.per_host_concurrency, self.s.per_host_spacing)
+        return self.gates[host]
+
+    async def _exchange(self, method: str, url: str, answer: _Answer) -> None:
+        """One request: status and headers, and for an accepted GET the body up to the cap."""
+        request = self.client.build_request(method, url)
+        response = await self.client.send(request, stream=True)
+        try:
+            answer.status = response.status_code
+            answer.location = response.headers.get("location")
+            answer.content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            answer.charset = response.charset_encoding
+            answer.retry_after = response.headers.get("retry-after")
+            if method == "GET" and response.status_code in self.s.accepted_statuses:
+                cap = self.s.max_pdf_bytes if "pdf" in answer.content_type else self.s.max_body_bytes
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    if size >= cap:
+                        answer.truncated = True  # stop here: closing drops the rest unread
+                        break
+                answer.body = b"".join(chunks)[:cap]
+        finally:
+            await response.aclose()
+
+    async def request(self, method: str, url: str, public: bool) -> _Answer:
+        """Send with retries: 429/5xx and read timeouts back off (Retry-After honoured, capped)."""
+        answer = _Answer(url=url)
+        for attempt in range(self.s.retries + 1):
+            answer = _Answer(url=url, attempts=attempt + 1, waits=answer.waits)
+            delay: float | None = None
+            try:
+                async with self.gate(url).slot(), self.all_slots:
+                    async with asyncio.timeout(self.s.request_deadline):
+                        await self._exchange(method, url, answer)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as err:
+                # Not retried: a refused or unroutable connection does not heal in a second.
+                if public and not self.public_reached:
+                    self.unreachable_public += 1
+                    answer.failure, answer.evidence = "unreachable", f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}"
+                else:
+                    answer.failure, answer.evidence = "broken", f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}"
+                return answer
+            except (httpx.TimeoutException, TimeoutError):
+                answer.failure, answer.evidence = "broken", f"no complete answer within the time limits ({self.s.read_timeout:g} s read, {self.s.request_deadline:g} s total)"
+            except httpx.HTTPError as err:
+                answer.failure, answer.evidence = "broken", f"the connection failed: {type(err).__name__}"
+            else:
+                if public:
+                    self.public_reached = True
+                if answer.status not in self.s.retry_statuses:
+                    return answer
+                delay = _retry_after(answer.retry_after, self.s.max_retry_after)
+                answer.evidence = f"HTTP {answer.status} after {attempt + 1} attempt(s)"
+            if attempt == self.s.retries:
+                break
+            if delay is None:
+                delay = min(self.s.backoff_base * 2**attempt, self.s.backoff_max)
+            answer.waits.append(f"{answer.status or 'timeout'}: waited {delay:g} s")
+            await asyncio.sleep(delay)
+        return answer
+
+    async def fetch(self, url: str, public: bool) -> _Answer:
+        """HEAD first when configured (GET only when the body is needed or HEAD is refused)."""
+        if self.s.head_first:
+            head = await self.request("HEAD", url, public)
+            if head.failure is None and head.status in REDIRECT_STATUSES:
+                return head
+            page_like = ("html" in head.content_type) or ("pdf" in head.content_type)
+            if head.failure is None and head.status in self.s.accepted_statuses and not page_like:
+                return head
+            get = await self.request("GET", url, public)
+            get.attempts += head.attempts
+            if head.status not in self.s.accepted_statuses and head.failure is None:
+                get.waits.insert(0, f"HEAD answered {head.status}, so GET was used")
+            return get
+        return await self.request("GET", url, public)
+
+    async def follow(self, url: str) -> _Outcome:
+        """Follow redirects by hand, recording each hop; loops and long chains are broken."""
+        chain: list[RedirectHop] = []
+        seen = {_key(url)}
+        current = urlunsplit(urlsplit(url)._replace(fragment=""))
+        attempts = 0
+        for _hop in range(self.s.max_redirects + 1):
+            refusal, public = await self.admit(current)
+            if refusal is not None:
+                return _Outcome(refusal, chain, attempts)
+            answer = await self.fetch(current, public)
+            attempts += answer.attempts
+            if answer.failure or answer.status not in REDIRECT_STATUSES or not answer.location:
+                return _Outcome(answer, chain, attempts)
+            nxt = urlunsplit(urlsplit(urljoin(current, answer.location))._replace(fragment=""))
+            chain.append(RedirectHop(url=current, status=answer.status, location=nxt))
+            if _key(nxt) in seen:
+                loop = _Answer(url=nxt, status=answer.status, failure="broken", evidence=f"redirect loop: {nxt} was already visited")
+                return _Outcome(loop, chain, attempts)
+            seen.add(_key(nxt))
+            current = nxt
+        too_many = _Answer(url=current, failure="broken", evidence=f"more than {self.s.max_redirects} redirects")
+        return _Outcome(too_many, chain, attempts)
+
+    async def probe(self, final_url: str) -> PageFacts | None:
+        """The page a made-up sibling URL returns (None when it is a proper error), per folder."""
+        parts = urlsplit(final_url)
+        folder = parts.path.rsplit("/", 1)[0] + "/"
+        key = f"{parts.scheme}://{parts.netloc}{folder}"
+        if key not in self.probes:
+            name = PROBE_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:10]
+            self.probes[key] = asyncio.ensure_future(self._probe(key + name))
+        return await self.probes[key]
+
+    async def _probe(self, url: str) -> PageFacts | None:
+        outcome = await self.follow(url)
+        if outcome.final.failure or outcome.final.status not in self.s.accepted_statuses:
+            return None
+        return _facts(outcome.final)
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts
+
+
+def _facts(answer: _Answer) -> PageFacts:
+    if "pdf" in answer.content_type or answer.body[:5] == b"%PDF-":
+        return pdf_facts(answer.body)
+    if "html" in answer.content_type or answer.body.lstrip()[:1] == b"<":
+        return html_facts(answer.body, answer.charset)
+    if answer.content_type.startswith("text/"):
+        text = answer.body.decode(answer.charset or "utf-8", errors="replace")
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        return PageFacts("text", [first] if first else [], set(), count_words(text), text[:2000])
+    return PageFacts("other")
+
+
+def _is_root(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query
+
+
+async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkResult:
+    """Fetch one target and decide its status; the evidence names what decided it."""
+    outcome = await checker.follow(target.url)
+    a = outcome.final
+    base = {
+        "url": target.url, "where": target.where, "claimed_title": target.claimed_title,
+        "http_status": a.status, "final_url": a.url, "redirect_chain": outcome.chain,
+        "checked_at": now, "attempts": outcome.attempts, "body_truncated": a.truncated,
+    }  # fmt: skip
+    retried = f" ({'; '.join(a.waits)})" if a.waits else ""
+
+    def result(status: LinkStatus, evidence: str, **extra: object) -> LinkResult:
+        return LinkResult.model_validate({**base, "status": status, "evidence": evidence + retried, **extra})
+
+    if a.failure == "refused":
+        return result("refused", a.evidence[:1].upper() + a.evidence[1:] + ".")
+    if a.failure == "unreachable":
+        return result("unverified-offline", f"Not verified: {a.evidence}.")
+    if a.failure:
+        return result("broken", f"Broken: {a.evidence}.")
+    if a.status not in checker.s.accepted_statuses:
+        return result("broken", f"The server answered HTTP {a.status}.")
+    facts = _facts(a)
+    shown = {"title_found": facts.title, "words": facts.words}
+    if outcome.chain and _is_root(a.url) and not _is_root(target.url):
+        return result("soft-404", f"Redirected to the site's front page {a.url}, a hidden not-found.", **shown)
+    phrase = not_found_phrase(facts.titles)
+    if phrase:
+        return result("soft-404", f"HTTP {a.status} but the page says '{phrase}' (title or heading).", **shown)
+    if checker.s.soft404_probe and facts.kind == "html" and not _is_root(a.url):
+        sibling = await checker.probe(a.url)
+        if sibling is not None and same_page(sibling.text, facts.text):
+            return result("soft-404", "A made-up sibling URL returns the same page, so this one proves nothing.", **shown)
+    score, which = best_title_match(target.claimed_title, facts.titles)
+    if score < TITLE_MATCH_THRESHOLD:
+        seen = f"'{facts.title}'" if facts.title else "no title or heading"
+        return result("mismatch", f"The page shows {seen}, not the claimed '{target.claimed_title}' (similarity {score:.2f}).", **shown)
+    fragment = unquote(urlsplit(target.url).fragment)
+    fragment_ok: bool | None = None
+    if fragment and facts.kind == "html" and not fragment.startswith(":~:"):
+        fragment_ok = fragment in facts.anchors
+        if not fragment_ok:
+            read = " in the part read" if a.truncated else ""
+            return result("broken", f"The page is right but has no anchor '#{fragment}'{read}.", fragment_ok=False, **shown)
+    moved = outcome.chain and normalize_url(a.url) != normalize_url(target.url)
+    status: LinkStatus = "redirected-ok" if moved else "ok"
+    via = f" after {len(outcome.chain)} redirect(s) to {a.url}" if moved else ""
+    return result(status, f"HTTP {a.status}{via}; the page title '{which}' matches (similarity {score:.2f}).", fragment_ok=fragment_ok, **shown)
+
+
+def _precheck(target: LinkTarget, corpus: Corpus, now: datetime) -> LinkResult | None:
+    """Provenance before anything else: a URL not in the sources is never requested."""
+    if corpus.has_url(target.url):
+        return None
+    return LinkResult(
+        url=target.url, where=target.where, claimed_title=target.claimed_title,
+        status="not-from-sources", checked_at=now,
+        evidence="Not requested: this URL is in no source (reading list, article URL or article links).",
+    )  # fmt: skip
+
+
+async def check_links_async(
+    targets: list[LinkTarget],
+    corpus: Corpus,
+    *,
+    cache_path: Path | None = None,
+    refresh: bool = False,
+    allow_private: bool = False,
+    settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+) -> LinkReport:
+    """Check every target (see the module docstring); results keep the targets' order."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    cache = {} if refresh else _cached(cache_path, settings, now)
+    results: list[LinkResult | None] = []
+    pending: dict[int, LinkTarget] = {}
+    for i, t in enumerate(targets):
+        early = _precheck(t, corpus, now)
+        hit = cache.get((t.url, t.claimed_title))
+        if early is None and hit is not None:
+            early = hit.model_copy(update={"where": t.where, "from_cache": True})
+        results.append(early)
+        if early is None:
+            pending[i] = t
+    timeout = httpx.Timeout(
+        connect=settings.connect_timeout, read=settings.read_timeout,
+        write=settings.read_timeout, pool=settings.request_deadline,
+    )  # fmt: skip
+    limits = httpx.Limits(max_connections=settings.global_concurrency)
+    headers = {"User-Agent": settings.user_agent, "Accept": ACCEPT_HEADER}
+    # trust_env=False: no proxy variables and no ~/.netrc credentials reach a foreign server.
+    async with httpx.AsyncClient(
+        headers=headers, timeout=timeout, limits=limits, follow_redirects=False,
+        trust_env=False, cookies=_no_cookies(),
+    ) as client:  # fmt: skip
+        checker = _Checker(client, settings, allow_private)
+        checked = await asyncio.gather(*(_judge(checker, t, now) for t in pending.values()))
+    for i, r in zip(pending, checked, strict=True):
+        results[i] = r
+    final = [r for r in results if r is not None]
+    if checker.public_reached:
+        # The network worked, so a host we could not reach is the link's fault, not ours.
+        final = [
+            r.model_copy(update={"status": "broken", "evidence": r.evidence.replace("Not verified", "Broken (the network is up)")})
+            if r.status == "unverified-offline" else r
+            for r in final
+        ]  # fmt: skip
+    offline = any(r.status == "unverified-offline" for r in final)
+    return LinkReport(checked_at=now, offline=offline, results=final)
+
+
+def check_links(
+    targets: list[LinkTarget],
+    corpus: Corpus,
+    *,
+    cache_path: Path | None = None,
+    refresh: bool = False,
+    allow_private: bool = False,
+    settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+) -> LinkReport:
+    """Synchronous wrapper of `check_links_async` for the CLI and the build."""
+    return asyncio.run(
+        check_links_async(
+            targets, corpus, cache_path=cache_path, refresh=refresh,
+            allow_private=allow_private, settings=settings,
+        )  # fmt: skip
+    )
