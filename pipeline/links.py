@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
 from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
@@ -27,7 +28,6 @@ from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline import __version__
 from pipeline.errors import InputError, OutputError
 from pipeline.links_match import (
     TITLE_MATCH_THRESHOLD,
@@ -43,7 +43,17 @@ from pipeline.plan import Plan
 from pipeline.sources import Corpus, normalize_url
 
 LINKS_FORMAT = 1
-DEFAULT_USER_AGENT = f"tujie-linkcheck/{__version__} (+local)"
+
+
+def _tujie_version() -> str:
+    # The installed distribution's version: works however `pipeline` itself was imported.
+    try:
+        return version("tujie")
+    except PackageNotFoundError:
+        return "0"
+
+
+DEFAULT_USER_AGENT = f"tujie-linkcheck/{_tujie_version()} (+local)"
 ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Results worth reusing from the cache: they describe the page, not a passing network mood.
