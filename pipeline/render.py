@@ -1,0 +1,320 @@
+"""The render stage: plan + corpus + simulator traces + link report → one self-contained index.html.
+
+Prose is escaped and glossary-annotated in reading order (P1), every diagram comes from
+`pipeline.draw` (through `pipeline.page_draw`), the fonts are subset to the characters the page
+sets in them, and the one inline style and script are allowed by hash in the CSP meta tag.
+Identical inputs give identical bytes: nothing here reads the clock or the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
+
+from pipeline import page_draw
+from pipeline.config import PageConfig
+from pipeline.fonts import HAND_EN, HAND_ZH, license_text, subset_faces
+from pipeline.glossary import Glossary, term_id
+from pipeline.page_parts import (
+    CHINESE_CHARS_PER_MINUTE,
+    ENGLISH_WORDS_PER_MINUTE,
+    RouteView,
+    SourceView,
+    csp_policy,
+    font_text,
+    route_views,
+    source_views,
+)
+from pipeline.page_walk import CompareRow, comparison_rows, step_sentences
+from pipeline.plan import Concept, Plan
+from pipeline.simstage import SimResults
+from pipeline.sources import Corpus
+from pipeline.strings import PROGRESS_STATES, ui
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+PAGE_TEMPLATE = "page.html.j2"
+STYLE_FILE = "page.css"
+SCRIPT_FILE = "page.js"
+DEFAULT_PROGRESS = "next"
+DEFAULT_NEWCOMER = "D"
+PAGE_ID_DIGITS = 10
+
+
+@dataclass(frozen=True)
+class Note:
+    """A first-use definition shown right after the block that introduced the term."""
+
+    id: str
+    term: str
+    definition: str
+
+
+@dataclass
+class Prose:
+    """A piece of plan text, escaped and glossary-annotated, with the notes it introduced."""
+
+    html: Markup
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass
+class StampView:
+    state: str
+    faces: list[tuple[str, Markup]]
+    labels: dict[str, str]
+
+
+@dataclass
+class CardView:
+    id: str
+    number: int
+    total: int
+    name: str
+    name_en: str
+    prev_id: str | None
+    prev_number: int | None
+    prev_problem: Prose | None
+    trouble_svg: Markup
+    fix_svg: Markup
+    solves: Prose
+    costs: Prose
+    body: Prose
+    notes: list[Note]
+    stamp: StampView
+
+
+@dataclass
+class WalkView:
+    concept_id: str
+    name: str
+    intro: Prose
+    rows: list[tuple[int, str, Markup]]
+    table: list[CompareRow]
+
+
+class _Annotator:
+    """Feeds plan text through the page's one glossary, in reading order."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.glossary = Glossary(plan.glossary)
+
+    def prose(self, text: str) -> Prose:
+        html, new = self.glossary.annotate(text)
+        return Prose(html, self._notes(new))
+
+    def force(self, terms: Sequence[str]) -> list[Note]:
+        return self._notes(self.glossary.force(terms))
+
+    def _notes(self, indexes: Sequence[int]) -> list[Note]:
+        entries = self.plan.glossary
+        return [Note(term_id(i), entries[i].term, entries[i].definition) for i in indexes]
+
+
+def _stamp(concept: Concept, config: PageConfig, lang: str) -> StampView:
+    words = ui(lang)
+    state = config.progress.get(concept.id) or concept.progress or DEFAULT_PROGRESS
+    faces = [
+        (s, page_draw.stamp_svg(s, lang=lang, seed_id=f"stamp-{concept.id}-{s}"))
+        for s in PROGRESS_STATES
+    ]
+    labels = {s: words["stamp_label"].format(state=words[f"stamp_{s}"]) for s in PROGRESS_STATES}
+    return StampView(state, faces, labels)
+
+
+def _card(
+    i: int,
+    concept: Concept,
+    plan: Plan,
+    config: PageConfig,
+    sim: SimResults,
+    notes: _Annotator,
+    overrides: Mapping[str, Mapping[str, Any]] | None,
+) -> CardView:
+    lang = plan.lang
+    prev = plan.concept(concept.solves_problem_of) if concept.solves_problem_of else None
+    prev_number = plan.concepts.index(prev) + 1 if prev is not None else None
+    prev_problem = notes.prose(prev.problem_left) if prev is not None else None
+    svgs = {
+        side: page_draw.panel_svg(
+            concept,
+            side,
+            panel,
+            sim.panel_trace(panel),
+            sim.values(panel),
+            lang=lang,
+            overrides=overrides,
+        )
+        for side, panel in (("trouble", concept.trouble), ("fix", concept.fix))
+    }
+    solves, costs, body = (notes.prose(t) for t in (concept.solves, concept.costs, concept.body))
+    # A term the card introduces but never spells out is still defined here, at its first use.
+    forced = notes.force(concept.terms)
+    all_notes = [
+        *(prev_problem.notes if prev_problem else []),
+        *solves.notes,
+        *costs.notes,
+        *body.notes,
+        *forced,
+    ]
+    return CardView(
+        id=concept.id,
+        number=i + 1,
+        total=len(plan.concepts),
+        name=concept.name,
+        name_en=concept.name_en,
+        prev_id=prev.id if prev is not None else None,
+        prev_number=prev_number,
+        prev_problem=prev_problem,
+        trouble_svg=svgs["trouble"],
+        fix_svg=svgs["fix"],
+        solves=solves,
+        costs=costs,
+        body=body,
+        notes=all_notes,
+        stamp=_stamp(concept, config, lang),
+    )
+
+
+def _walk_concept(plan: Plan, config: PageConfig, sim: SimResults) -> Concept:
+    """The stuck concept from page.toml when it is on the page and simulated, else the plan's."""
+    for wanted in config.stuck[:1]:
+        concept = plan.concept(wanted)
+        if concept is not None and _walk_scenario(concept, sim) is not None:
+            return concept
+    concept = plan.concept(plan.walkthrough.concept)
+    return concept if concept is not None else plan.concepts[-1]
+
+
+def _walk_scenario(concept: Concept, sim: SimResults) -> str | None:
+    for panel in (concept.fix, concept.trouble):
+        if panel.scenario and sim.trace(panel.scenario, "with") is not None:
+            return panel.scenario
+    return None
+
+
+def _newcomer(plan: Plan) -> str:
+    return next((m.id for m in plan.cast if m.state == "new"), DEFAULT_NEWCOMER)
+
+
+def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: _Annotator) -> WalkView:
+    lang = plan.lang
+    concept = _walk_concept(plan, config, sim)
+    intro = notes.prose(plan.walkthrough.intro)
+    scenario = _walk_scenario(concept, sim)
+    rows: list[tuple[int, str, Markup]] = []
+    table: list[CompareRow] = []
+    if scenario is not None:
+        with_trace = sim.trace(scenario, "with") or {}
+        focus = [_newcomer(plan)]
+        for pos, row in enumerate(step_sentences(with_trace, lang)):
+            strip = page_draw.step_strip_svg(with_trace, pos, lang=lang, focus=focus)
+            rows.append((row.index, row.sentence, strip))
+        without_trace = sim.trace(scenario, "without")
+        if without_trace is not None:
+            table = comparison_rows(without_trace, with_trace, _newcomer(plan), lang)
+    return WalkView(concept.id, concept.name, intro, rows, table)
+
+
+def _page_id(plan: Plan, config: PageConfig) -> str:
+    """The localStorage namespace of this page's progress stamps."""
+    if config.publish.name:
+        return config.publish.name
+    return "page-" + hashlib.sha256(plan.title.encode()).hexdigest()[:PAGE_ID_DIGITS]
+
+
+def _environment() -> Environment:
+    return Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=True,
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _font_css(html: str) -> str:
+    faces = []
+    for family, chars in sorted(font_text(html).items()):
+        if chars:
+            faces.extend(face.css() for face in subset_faces(family, chars))
+    return "\n".join(faces)
+
+
+def _licences(lang: str) -> list[tuple[str, str]]:
+    return [(family, license_text(family)) for family in (HAND_ZH, HAND_EN)]
+
+
+def render_page(
+    plan: Plan,
+    corpus: Corpus,
+    config: PageConfig,
+    sim: SimResults,
+    links: object | None,
+    *,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    build_info: Mapping[str, str] | None = None,
+) -> str:
+    """The whole self-contained index.html; byte-identical for identical inputs."""
+    lang = plan.lang
+    notes = _Annotator(plan)
+    takeaway = notes.prose(plan.takeaway)
+    thread = notes.prose(plan.main_thread.sentence)
+    thread_svg = page_draw.main_thread_svg(plan, lang=lang)
+    cast_svg = page_draw.cast_legend_svg(plan, lang=lang)
+    cards = [
+        _card(i, c, plan, config, sim, notes, overrides) for i, c in enumerate(plan.concepts)
+    ]
+    ruler_sentence = notes.prose(plan.ruler.sentence)
+    metrics = [(m.name, notes.prose(m.definition)) for m in plan.ruler.metrics]
+    ruler_svg = page_draw.ruler_svg(plan, sim.sweep, lang=lang)
+    walk = _walkthrough(plan, config, sim, notes)
+    route: list[RouteView] = route_views(plan, corpus, links)
+    route_why = [notes.prose(stop.why) for stop in route]
+    ticks = {stop.number: page_draw.tick_svg(seed_id=f"tick-{stop.number}") for stop in route}
+    sources: list[SourceView] = source_views(plan, corpus)
+    words = ui(lang)
+    context: dict[str, Any] = {
+        "lang": lang,
+        "t": words,
+        "title": config.title or plan.title,
+        "title_font": HAND_ZH if lang == "zh" else HAND_EN,
+        "latin_font": HAND_EN,
+        "page_id": _page_id(plan, config),
+        "takeaway": takeaway,
+        "thread": thread,
+        "thread_svg": thread_svg,
+        "cast_svg": cast_svg,
+        "cards": cards,
+        "ruler_sentence": ruler_sentence,
+        "metrics": metrics,
+        "ruler_svg": ruler_svg,
+        "walk": walk,
+        "route": list(zip(route, route_why, strict=True)),
+        "ticks": ticks,
+        "route_rule": words["route_rule"].format(
+            zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
+        ),
+        "sources": sources,
+        "glossary": [(term_id(i), g.term, g.definition) for i, g in enumerate(plan.glossary)],
+        "licences": _licences(lang),
+        "build_info": sorted((build_info or {}).items()),
+        "progress_states": PROGRESS_STATES,
+    }
+    env = _environment()
+    template = env.get_template(PAGE_TEMPLATE)
+    script = (TEMPLATES_DIR / SCRIPT_FILE).read_text(encoding="utf-8")
+    page_css = (TEMPLATES_DIR / STYLE_FILE).read_text(encoding="utf-8")
+    # First pass: the markup alone, to learn which characters each handwriting font must cover.
+    draft = template.render(**context, style=Markup(""), script=Markup(""), csp="")
+    style = _font_css(draft) + "\n" + page_css
+    return template.render(
+        **context, style=Markup(style), script=Markup(script), csp=csp_policy(style, [script])
+    )

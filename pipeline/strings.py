@@ -1,0 +1,118 @@
+"""The page's own words (section titles, panel labels, stamps, notes) in each page language.
+
+Plan text comes from the plan; everything the renderer itself writes comes from here, so an
+English page never shows a Chinese label and a missing label is a KeyError at build time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+UI_STRINGS: Mapping[str, Mapping[str, str]] = {
+    "zh": {
+        "takeaway": "一句话结论",
+        "main_thread": "主线：一切都绕着这个循环转",
+        "cast": "出场角色",
+        "cards": "概念卡片",
+        "ruler": "尺子：每招改善什么、牺牲什么",
+        "ruler_legend": "同一把尺子量所有招数：看每招让哪项指标变好、哪项变差（数值来自模拟器）。",
+        "walkthrough": "零基础版：{name}",
+        "walk_step": "第 {n} 步",
+        "walk_table": "不用 vs 用了 {name}",
+        "walk_metric": "指标",
+        "walk_without": "不用",
+        "walk_with": "用了",
+        "route": "学习路线",
+        "route_rule": "用时按 {zh_rate} 字/分钟（中文）或 {en_rate} 词/分钟（英文）估算。",
+        "route_minutes": "约 {m} 分钟",
+        "route_unknown": "篇幅未知",
+        "route_verified": "已核实 {date}",
+        "route_unverified": "未核实",
+        "route_bad": "链接有问题",
+        "footer": "出处与说明",
+        "sources": "参考资料",
+        "glossary": "词汇表",
+        "fonts": "字体与许可",
+        "fonts_note": "手写字体按页面用到的字形裁剪后嵌入，遵循 SIL Open Font License 1.1：",
+        "illustrative": "示意值",
+        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的批处理模拟器的小算例，便于手算核对，不是真实测量。",
+        "build": "构建信息",
+        "trouble": "烦恼",
+        "fix": "办法",
+        "solves": "解决了：",
+        "costs": "代价：",
+        "prev_problem": "← 上一张留下的麻烦：",
+        "prev_problem_n": "← 第 {n} 张留下的麻烦：",
+        "first_card": "从这里开始",
+        "new_terms": "新词",
+        "stamp_learned": "已学",
+        "stamp_review": "补一下",
+        "stamp_next": "下一站",
+        "stamp_label": "学习进度：{state}（点一下切换）",
+        "theme_toggle": "切换白天/黑板主题",
+        "glossary_hint": "点一下带下划线的词，看它的一句话定义。",
+        "skip": "跳到卡片",
+        "no_sources": "（没有带网址的资料）",
+        "separator": "、",
+        "colon": "：",
+    },
+    "en": {
+        "takeaway": "The one-sentence takeaway",
+        "main_thread": "The main thread: everything turns around this loop",
+        "cast": "The cast",
+        "cards": "Concept cards",
+        "ruler": "The ruler: what each trick improves, what it sacrifices",
+        "ruler_legend": "One ruler for every trick: which metric gets better, which gets worse "
+        "(values from the simulator).",
+        "walkthrough": "From zero: {name}",
+        "walk_step": "Step {n}",
+        "walk_table": "Without vs with {name}",
+        "walk_metric": "Metric",
+        "walk_without": "Without",
+        "walk_with": "With",
+        "route": "Learning route",
+        "route_rule": "Time estimated at {en_rate} words/min (English) or {zh_rate} characters/min "
+        "(Chinese).",
+        "route_minutes": "about {m} min",
+        "route_unknown": "length unknown",
+        "route_verified": "verified {date}",
+        "route_unverified": "unverified",
+        "route_bad": "link problem",
+        "footer": "Sources and notes",
+        "sources": "Sources",
+        "glossary": "Glossary",
+        "fonts": "Fonts and licences",
+        "fonts_note": "The handwriting fonts are embedded as subsets of the glyphs this page uses, "
+        "under the SIL Open Font License 1.1:",
+        "illustrative": "illustrative",
+        "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers from "
+        "small runs of the bundled batching simulator, small enough to check by hand; they are "
+        "not measurements.",
+        "build": "Build",
+        "trouble": "trouble",
+        "fix": "fix",
+        "solves": "Solves: ",
+        "costs": "Costs: ",
+        "prev_problem": "← left over from the last card: ",
+        "prev_problem_n": "← left over from card {n}: ",
+        "first_card": "start here",
+        "new_terms": "New words",
+        "stamp_learned": "learned",
+        "stamp_review": "review",
+        "stamp_next": "next",
+        "stamp_label": "Progress: {state} (click to change)",
+        "theme_toggle": "Switch between paper and chalkboard theme",
+        "glossary_hint": "Tap an underlined word to see its one-sentence definition.",
+        "skip": "Skip to the cards",
+        "no_sources": "(no sources with an address)",
+        "separator": ", ",
+        "colon": ": ",
+    },
+}
+
+PROGRESS_STATES = ("learned", "review", "next")
+
+
+def ui(lang: str) -> Mapping[str, str]:
+    """The label table of a page language (zh is the reference and the fallback)."""
+    return UI_STRINGS.get(lang, UI_STRINGS["zh"])
