@@ -33,10 +33,9 @@ from pipeline.links_match import (
     TITLE_MATCH_THRESHOLD,
     PageFacts,
     best_title_match,
-    count_words,
-    html_facts,
+    is_site_root,
     not_found_phrase,
-    pdf_facts,
+    read_page,
     same_page,
 )
 from pipeline.plan import Plan
@@ -73,7 +72,9 @@ class LinkSettings(BaseModel):
 
     global_concurrency: int = 32
     per_host_concurrency: int = 4
-    per_host_spacing: float = Field(default=0.05, description="seconds between request starts, per host")
+    per_host_spacing: float = Field(
+        default=0.05, description="seconds between request starts, per host"
+    )
     connect_timeout: float = 5.0
     read_timeout: float = 10.0
     request_deadline: float = Field(default=30.0, description="whole request incl. body, seconds")
@@ -81,16 +82,22 @@ class LinkSettings(BaseModel):
     retries: int = 2
     backoff_base: float = 0.5
     backoff_max: float = 8.0
-    max_retry_after: float = Field(default=10.0, description="cap on a server's Retry-After, seconds")
+    max_retry_after: float = Field(
+        default=10.0, description="cap on a server's Retry-After, seconds"
+    )
     max_body_bytes: int = 2_000_000
     max_pdf_bytes: int = 20_000_000
     accepted_statuses: frozenset[int] = frozenset({200, 203, 206})
     retry_statuses: frozenset[int] = frozenset({429, 502, 503, 504})
     max_redirects: int = 10
     max_cache_age: float = Field(default=7 * 24 * 3600.0, description="seconds")
-    head_first: bool = Field(default=False, description="HEAD before GET; GET is needed for titles anyway")
+    head_first: bool = Field(
+        default=False, description="HEAD before GET; GET is needed for titles anyway"
+    )
     soft404_probe: bool = True
-    offline_after_failures: int = Field(default=2, description="unreachable public hosts => offline")
+    offline_after_failures: int = Field(
+        default=2, description="unreachable public hosts => offline"
+    )
     user_agent: str = DEFAULT_USER_AGENT
 
 
@@ -128,7 +135,9 @@ class LinkResult(_Model):
     title_found: str | None = None
     evidence: str
     checked_at: datetime
-    words: int | None = Field(default=None, description="visible words of the page, CJK chars count 1")
+    words: int | None = Field(
+        default=None, description="visible words of the page, CJK chars count 1"
+    )
     body_truncated: bool = False
     fragment_ok: bool | None = None
     attempts: int = 0
@@ -235,10 +244,14 @@ def load_report(path: Path) -> LinkReport:
         raise InputError(f"{path} not found; run `tujie links SRC` first") from None
     except (OSError, UnicodeDecodeError, ValidationError) as err:
         first = str(err).splitlines()[0]
-        raise InputError(f"{path} is not a valid links report ({first}); delete it and re-run `tujie links`") from None
+        raise InputError(
+            f"{path} is not a valid links report ({first}); delete it and re-run `tujie links`"
+        ) from None
 
 
-def _cached(path: Path | None, settings: LinkSettings, now: datetime) -> dict[tuple[str, str], LinkResult]:
+def _cached(
+    path: Path | None, settings: LinkSettings, now: datetime
+) -> dict[tuple[str, str], LinkResult]:
     if path is None or not path.exists():
         return {}
     try:
@@ -350,7 +363,9 @@ class _Checker:
         self.allow_private = allow_private
         self.gates: dict[str, _HostGate] = {}
         self.all_slots = asyncio.Semaphore(settings.global_concurrency)
-        self.dns: dict[tuple[str, int], asyncio.Task[list[str]]] = {}
+        self.dns: dict[tuple[str, int], asyncio.Task[list[str] | str]] = {}
+        self.first_contact = asyncio.Lock()
+        self.dns_works = False
         self.probes: dict[str, asyncio.Task[PageFacts | None]] = {}
         self.public_reached = False  # some public host answered: the network is up
         self.unreachable_public = 0
@@ -366,33 +381,61 @@ class _Checker:
         )
         return sorted({str(info[4][0]) for info in infos})
 
+    async def _lookup(self, host: str, port: int) -> list[str] | str:
+        """The host's addresses, or why there are none. Until one lookup has worked they go one
+        at a time, so a dead resolver costs `offline_after_failures` timeouts, not one per host."""
+        if not self.dns_works:
+            async with self.first_contact:
+                if not self.dns_works and not self.offline:
+                    return await self._resolve_or_why(host, port)
+        if self.offline:
+            return f"{host} was skipped: the network is unreachable (earlier lookups failed)"
+        return await self._resolve_or_why(host, port)
+
+    async def _resolve_or_why(self, host: str, port: int) -> list[str] | str:
+        try:
+            addrs = await self._resolve(host, port)
+        except (OSError, TimeoutError) as err:
+            self.unreachable_public += 1
+            why = "timed out" if isinstance(err, TimeoutError) else "failed"
+            return f"DNS lookup of {host} {why}: no network, or no such host"
+        self.dns_works = True
+        return addrs
+
     async def admit(self, url: str) -> tuple[_Answer | None, bool]:
         """Refuse what must not be fetched; else (None, whether the host is public)."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
-            return _Answer(url=url, failure="refused", evidence=f"only http/https links are checked, not {parts.scheme or 'a bare path'}"), False
+            return _Answer(
+                url=url,
+                failure="refused",
+                evidence=f"only http/https links are checked, not {parts.scheme or 'a bare path'}",
+            ), False
         if parts.username or parts.password:
-            return _Answer(url=url, failure="refused", evidence="the URL carries credentials, which are never sent"), False
+            return _Answer(
+                url=url,
+                failure="refused",
+                evidence="the URL carries credentials, which are never sent",
+            ), False
         host = parts.hostname
         if not host:
             return _Answer(url=url, failure="broken", evidence="the URL has no host"), False
         try:
-            addrs = [str(ipaddress.ip_address(host))]
+            addrs: list[str] | str = [str(ipaddress.ip_address(host))]
         except ValueError:
-            if self.offline:
-                return _Answer(url=url, failure="unreachable", evidence=f"not checked: the network is unreachable (earlier hosts failed), so {host} was skipped"), True
             key = (host, parts.port or (443 if parts.scheme == "https" else 80))
             if key not in self.dns:
-                self.dns[key] = asyncio.ensure_future(self._resolve(*key))
-            try:
-                addrs = await self.dns[key]
-            except (OSError, TimeoutError) as err:
-                self.unreachable_public += 1
-                why = "timed out" if isinstance(err, TimeoutError) else "failed"
-                return _Answer(url=url, failure="unreachable", evidence=f"DNS lookup of {host} {why}: no network, or no such host"), True
+                self.dns[key] = asyncio.ensure_future(self._lookup(*key))
+            addrs = await self.dns[key]
+        if isinstance(addrs, str):
+            return _Answer(url=url, failure="unreachable", evidence=addrs), True
         public = all(_is_public(a) for a in addrs)
         if not public and not self.allow_private:
-            return _Answer(url=url, failure="refused", evidence=f"{host} is a private, loopback or link-local address ({addrs[0]}); refused"), False
+            return _Answer(
+                url=url,
+                failure="refused",
+                evidence=f"{host} is a private, loopback or link-local address ({addrs[0]}); refused",
+            ), False
         return None, public
 
     def gate(self, url: str) -> _HostGate:
@@ -408,11 +451,15 @@ class _Checker:
         try:
             answer.status = response.status_code
             answer.location = response.headers.get("location")
-            answer.content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            answer.content_type = (
+                response.headers.get("content-type", "").split(";")[0].strip().lower()
+            )
             answer.charset = response.charset_encoding
             answer.retry_after = response.headers.get("retry-after")
             if method == "GET" and response.status_code in self.s.accepted_statuses:
-                cap = self.s.max_pdf_bytes if "pdf" in answer.content_type else self.s.max_body_bytes
+                cap = (
+                    self.s.max_pdf_bytes if "pdf" in answer.content_type else self.s.max_body_bytes
+                )
                 chunks: list[bytes] = []
                 size = 0
                 async for chunk in response.aiter_bytes():
@@ -439,14 +486,26 @@ class _Checker:
                 # Not retried: a refused or unroutable connection does not heal in a second.
                 if public and not self.public_reached:
                     self.unreachable_public += 1
-                    answer.failure, answer.evidence = "unreachable", f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}"
+                    answer.failure, answer.evidence = (
+                        "unreachable",
+                        f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}",
+                    )
                 else:
-                    answer.failure, answer.evidence = "broken", f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}"
+                    answer.failure, answer.evidence = (
+                        "broken",
+                        f"cannot connect to {urlsplit(url).netloc}: {type(err).__name__}",
+                    )
                 return answer
             except (httpx.TimeoutException, TimeoutError):
-                answer.failure, answer.evidence = "broken", f"no complete answer within the time limits ({self.s.read_timeout:g} s read, {self.s.request_deadline:g} s total)"
+                answer.failure, answer.evidence = (
+                    "broken",
+                    f"no complete answer within the time limits ({self.s.read_timeout:g} s read, {self.s.request_deadline:g} s total)",
+                )
             except httpx.HTTPError as err:
-                answer.failure, answer.evidence = "broken", f"the connection failed: {type(err).__name__}"
+                answer.failure, answer.evidence = (
+                    "broken",
+                    f"the connection failed: {type(err).__name__}",
+                )
             else:
                 if public:
                     self.public_reached = True
@@ -495,11 +554,18 @@ class _Checker:
             nxt = urlunsplit(urlsplit(urljoin(current, answer.location))._replace(fragment=""))
             chain.append(RedirectHop(url=current, status=answer.status, location=nxt))
             if _key(nxt) in seen:
-                loop = _Answer(url=nxt, status=answer.status, failure="broken", evidence=f"redirect loop: {nxt} was already visited")
+                loop = _Answer(
+                    url=nxt,
+                    status=answer.status,
+                    failure="broken",
+                    evidence=f"redirect loop: {nxt} was already visited",
+                )
                 return _Outcome(loop, chain, attempts)
             seen.add(_key(nxt))
             current = nxt
-        too_many = _Answer(url=current, failure="broken", evidence=f"more than {self.s.max_redirects} redirects")
+        too_many = _Answer(
+            url=current, failure="broken", evidence=f"more than {self.s.max_redirects} redirects"
+        )
         return _Outcome(too_many, chain, attempts)
 
     async def probe(self, final_url: str) -> PageFacts | None:
@@ -524,20 +590,7 @@ class _Checker:
 
 
 def _facts(answer: _Answer) -> PageFacts:
-    if "pdf" in answer.content_type or answer.body[:5] == b"%PDF-":
-        return pdf_facts(answer.body)
-    if "html" in answer.content_type or answer.body.lstrip()[:1] == b"<":
-        return html_facts(answer.body, answer.charset)
-    if answer.content_type.startswith("text/"):
-        text = answer.body.decode(answer.charset or "utf-8", errors="replace")
-        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-        return PageFacts("text", [first] if first else [], set(), count_words(text), text[:2000])
-    return PageFacts("other")
-
-
-def _is_root(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.path in ("", "/") and not parts.query
+    return read_page(answer.body, answer.content_type, answer.charset)
 
 
 async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkResult:
@@ -552,7 +605,9 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
     retried = f" ({'; '.join(a.waits)})" if a.waits else ""
 
     def result(status: LinkStatus, evidence: str, **extra: object) -> LinkResult:
-        return LinkResult.model_validate({**base, "status": status, "evidence": evidence + retried, **extra})
+        return LinkResult.model_validate(
+            {**base, "status": status, "evidence": evidence + retried, **extra}
+        )
 
     if a.failure == "refused":
         return result("refused", a.evidence[:1].upper() + a.evidence[1:] + ".")
@@ -564,30 +619,52 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
         return result("broken", f"The server answered HTTP {a.status}.")
     facts = _facts(a)
     shown = {"title_found": facts.title, "words": facts.words}
-    if outcome.chain and _is_root(a.url) and not _is_root(target.url):
-        return result("soft-404", f"Redirected to the site's front page {a.url}, a hidden not-found.", **shown)
+    if outcome.chain and is_site_root(a.url) and not is_site_root(target.url):
+        return result(
+            "soft-404", f"Redirected to the site's front page {a.url}, a hidden not-found.", **shown
+        )
     phrase = not_found_phrase(facts.titles)
     if phrase:
-        return result("soft-404", f"HTTP {a.status} but the page says '{phrase}' (title or heading).", **shown)
-    if checker.s.soft404_probe and facts.kind == "html" and not _is_root(a.url):
+        return result(
+            "soft-404", f"HTTP {a.status} but the page says '{phrase}' (title or heading).", **shown
+        )
+    if checker.s.soft404_probe and facts.kind == "html" and not is_site_root(a.url):
         sibling = await checker.probe(a.url)
         if sibling is not None and same_page(sibling.text, facts.text):
-            return result("soft-404", "A made-up sibling URL returns the same page, so this one proves nothing.", **shown)
+            return result(
+                "soft-404",
+                "A made-up sibling URL returns the same page, so this one proves nothing.",
+                **shown,
+            )
     score, which = best_title_match(target.claimed_title, facts.titles)
     if score < TITLE_MATCH_THRESHOLD:
         seen = f"'{facts.title}'" if facts.title else "no title or heading"
-        return result("mismatch", f"The page shows {seen}, not the claimed '{target.claimed_title}' (similarity {score:.2f}).", **shown)
+        return result(
+            "mismatch",
+            f"The page shows {seen}, not the claimed '{target.claimed_title}' (similarity {score:.2f}).",
+            **shown,
+        )
     fragment = unquote(urlsplit(target.url).fragment)
     fragment_ok: bool | None = None
     if fragment and facts.kind == "html" and not fragment.startswith(":~:"):
         fragment_ok = fragment in facts.anchors
         if not fragment_ok:
             read = " in the part read" if a.truncated else ""
-            return result("broken", f"The page is right but has no anchor '#{fragment}'{read}.", fragment_ok=False, **shown)
+            return result(
+                "broken",
+                f"The page is right but has no anchor '#{fragment}'{read}.",
+                fragment_ok=False,
+                **shown,
+            )
     moved = outcome.chain and normalize_url(a.url) != normalize_url(target.url)
     status: LinkStatus = "redirected-ok" if moved else "ok"
     via = f" after {len(outcome.chain)} redirect(s) to {a.url}" if moved else ""
-    return result(status, f"HTTP {a.status}{via}; the page title '{which}' matches (similarity {score:.2f}).", fragment_ok=fragment_ok, **shown)
+    return result(
+        status,
+        f"HTTP {a.status}{via}; the page title '{which}' matches (similarity {score:.2f}).",
+        fragment_ok=fragment_ok,
+        **shown,
+    )
 
 
 def _precheck(target: LinkTarget, corpus: Corpus, now: datetime) -> LinkResult | None:
@@ -662,7 +739,11 @@ def check_links(
     """Synchronous wrapper of `check_links_async` for the CLI and the build."""
     return asyncio.run(
         check_links_async(
-            targets, corpus, cache_path=cache_path, refresh=refresh,
-            allow_private=allow_private, settings=settings,
+            targets,
+            corpus,
+            cache_path=cache_path,
+            refresh=refresh,
+            allow_private=allow_private,
+            settings=settings,
         )  # fmt: skip
     )

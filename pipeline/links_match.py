@@ -12,6 +12,7 @@ import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup
 
@@ -23,8 +24,8 @@ SAME_PAGE_THRESHOLD = 0.95
 FINGERPRINT_CHARS = 2000
 # Pages of a PDF read for text (the first ones give the title; more only for the word count).
 MAX_PDF_PAGES = 200
-# Characters of the first PDF line used as its title when the metadata has none.
-MAX_PDF_TITLE_CHARS = 160
+# Characters of the first line of a PDF (no metadata title) or text file used as its title.
+MAX_PDF_TITLE_CHARS = 160  # also for plain-text first lines
 # Tags whose text a reader never sees.
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "head")
 # Separators sites put between a page title and the site name ("Paged Attention | vLLM").
@@ -126,6 +127,28 @@ def pdf_facts(body: bytes) -> PageFacts:
     if first_line:
         titles.append(first_line[:MAX_PDF_TITLE_CHARS])
     return PageFacts("pdf", titles, set(), count_words(text), text[:FINGERPRINT_CHARS])
+
+
+def read_page(body: bytes, content_type: str, charset: str | None) -> PageFacts:
+    """Read a body by its type (or its first bytes when the type is missing or wrong)."""
+    if "pdf" in content_type or body[:5] == b"%PDF-":
+        return pdf_facts(body)
+    if "html" in content_type or body.lstrip()[:1] == b"<":
+        return html_facts(body, charset)
+    if content_type.startswith("text/"):
+        text = body.decode(charset or "utf-8", errors="replace")
+        first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        titles = [first[:MAX_PDF_TITLE_CHARS]] if first else []
+        return PageFacts(
+            "text", titles, set(), count_words(text), _collapse(text)[:FINGERPRINT_CHARS]
+        )
+    return PageFacts("other")
+
+
+def is_site_root(url: str) -> bool:
+    """Whether a URL is a site's front page (a redirect there from an article is a soft 404)."""
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query
 
 
 def normalize_title(text: str) -> str:

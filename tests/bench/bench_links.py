@@ -35,7 +35,9 @@ def main() -> int:
         title = f"Serving notes, part {i}"
         site.routes[f"/notes/{i}"] = slow(DELAY_SECONDS, lambda h, t=title: send(h, 200, page(t)))
         entries.append((title, site.url(f"/notes/{i}")))
-    targets = [LinkTarget(url=u, claimed_title=t, where=f"bench[{k}]") for k, (t, u) in enumerate(entries)]
+    targets = [
+        LinkTarget(url=u, claimed_title=t, where=f"bench[{k}]") for k, (t, u) in enumerate(entries)
+    ]
     try:
         started = time.perf_counter()
         report = check_links(targets, corpus_of(*entries), allow_private=True)
@@ -48,9 +50,13 @@ def main() -> int:
     requests = sum(len(s.seen) for s in sites)
     ok = sum(r.status == "ok" for r in report.results)
     print(f"links bench: {URLS} URLs, {HOSTS} hosts, {DELAY_SECONDS * 1000:.0f} ms per answer")
-    print(f"  wall time            {wall:.2f} s   (target < {TARGET_SECONDS:g} s; sequential ~{URLS * DELAY_SECONDS:.0f} s)")
+    print(
+        f"  wall time            {wall:.2f} s   (target < {TARGET_SECONDS:g} s; sequential ~{URLS * DELAY_SECONDS:.0f} s)"
+    )
     print(f"  requests sent        {requests}   (incl. one soft-404 sibling probe per folder)")
-    print(f"  max in flight / host {peak}   (limit {limit}; global {DEFAULT_LINK_SETTINGS.global_concurrency})")
+    print(
+        f"  max in flight / host {peak}   (limit {limit}; global {DEFAULT_LINK_SETTINGS.global_concurrency})"
+    )
     print(f"  results ok           {ok}/{URLS}")
     good = wall < TARGET_SECONDS and peak <= limit and ok == URLS
     print("  verdict              " + ("within target" if good else "OUTSIDE TARGET"))

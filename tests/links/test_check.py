@@ -26,7 +26,9 @@ TITLE = "Continuous Batching for LLM Inference"
 FAST = LinkSettings(backoff_base=0.01, per_host_spacing=0.0, read_timeout=2.0)
 
 
-def check_one(url: str, title: str = TITLE, settings: LinkSettings = FAST, **kw: object) -> LinkReport:
+def check_one(
+    url: str, title: str = TITLE, settings: LinkSettings = FAST, **kw: object
+) -> LinkReport:
     corpus = corpus_of((title, url))
     target = LinkTarget(url=url, claimed_title=title, where="route[0]")
     return check_links([target], corpus, allow_private=True, settings=settings, **kw)  # type: ignore[arg-type]
@@ -262,10 +264,15 @@ def _pdf(title: str | None, text: str) -> bytes:
 def test_pdf_title_from_metadata_or_first_text(make_site: MakeSite) -> None:
     site = make_site()
     site.routes["/paper.pdf"] = lambda h: send(
-        h, 200, _pdf("Efficient Memory Management for LLM Serving", "Abstract words"), "application/pdf"
+        h,
+        200,
+        _pdf("Efficient Memory Management for LLM Serving", "Abstract words"),
+        "application/pdf",
     )
     site.routes["/notitle.pdf"] = lambda h: send(h, 200, _pdf(None, TITLE), "application/pdf")
-    site.routes["/other.pdf"] = lambda h: send(h, 200, _pdf(None, "Tax form 2021"), "application/pdf")
+    site.routes["/other.pdf"] = lambda h: send(
+        h, 200, _pdf(None, "Tax form 2021"), "application/pdf"
+    )
     paper = check_one(site.url("/paper.pdf"), "Efficient Memory Management for LLM Serving")
     first = check_one(site.url("/notitle.pdf"))
     other = check_one(site.url("/other.pdf"))
@@ -320,7 +327,9 @@ def test_offline_host_is_unverified_fast(make_site: MakeSite) -> None:
     site.routes["/post"] = html(TITLE)
     urls = ["https://example.invalid/", "https://blog.example.invalid/post#part", site.url("/post")]
     corpus = corpus_of(*[(TITLE, u) for u in urls])
-    targets = [LinkTarget(url=u, claimed_title=TITLE, where=f"route[{i}]") for i, u in enumerate(urls)]
+    targets = [
+        LinkTarget(url=u, claimed_title=TITLE, where=f"route[{i}]") for i, u in enumerate(urls)
+    ]
     report = check_links(targets, corpus, allow_private=True)  # default timeouts: DNS fails fast
     assert [r.status for r in report.results] == ["unverified-offline", "unverified-offline", "ok"]
     assert report.offline and report.unverified()
@@ -328,7 +337,9 @@ def test_offline_host_is_unverified_fast(make_site: MakeSite) -> None:
     assert "DNS" in report.results[0].evidence or "unreachable" in report.results[0].evidence
 
 
-def test_cache_reuses_fresh_results_and_refresh_rechecks(make_site: MakeSite, tmp_path: Path) -> None:
+def test_cache_reuses_fresh_results_and_refresh_rechecks(
+    make_site: MakeSite, tmp_path: Path
+) -> None:
     site = make_site()
     site.routes["/post"] = html(TITLE)
     cache = tmp_path / "links.json"
