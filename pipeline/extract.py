@@ -323,12 +323,16 @@ class _Session:
         self.usage = LLMUsage()
         self.live_calls = 0
         self.cached_calls = 0
+        self._asked: set[str] = set()
 
     def call(self, request: LLMRequest) -> LLMReply:
         while True:
             key = hashlib.sha256(json.dumps(request.body(self.client.model), sort_keys=True,
                                             ensure_ascii=False).encode("utf-8")).hexdigest()
-            cached = None if self.refresh else self._load(key)
+            # A request repeated within this run (a repair round that got the same answer)
+            # goes to the model again: replaying the cached answer would only repeat it.
+            cached = None if self.refresh or key in self._asked else self._load(key)
+            self._asked.add(key)
             reply = cached or self.client.create(request)
             if cached is None:
                 self.live_calls += 1

@@ -1,0 +1,256 @@
+"""Plan extraction against the fake Messages API: the real SDK over real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_KEY
+from fake_anthropic import FakeAnthropic, Recorded, error_reply, text_reply, tool_reply, usage
+from plans import SCENARIOS, invalid_plan_input, valid_plan_input, values_for, write_folder
+
+from pipeline.errors import EnvironmentMissing, LLMError, PlanRepairFailed
+from pipeline.extract import (
+    PLAN_MAX_TOKENS,
+    PLAN_MAX_TOKENS_CAP,
+    PLAN_TOOL,
+    corpus_hash,
+    extract_plan,
+    format_usage,
+    run_extraction,
+)
+from pipeline.ingest import ingest_folder
+from pipeline.llm import LLMClient
+from pipeline.sources import Corpus
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Corpus:
+    return ingest_folder(write_folder(tmp_path / "articles"))
+
+
+def _extract(corpus: Corpus, out: Path, **kw: Any):  # type: ignore[no-untyped-def]
+    return extract_plan(corpus, lang="zh", stuck=["chunked"], out_dir=out, scenarios=SCENARIOS,
+                        values_for=values_for, **kw)
+
+
+def _blocks(req: Recorded) -> list[dict[str, Any]]:
+    out = []
+    for m in req.body["messages"]:
+        content = m["content"]
+        out += [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return out
+
+
+def _assert_corpus_sent_once(req: Recorded, corpus: Corpus) -> None:
+    marker = corpus.sources[0].paragraphs[1].text
+    texts = [str(b.get("text") or b.get("content") or "") for b in _blocks(req)]
+    holding = [b for b, t in zip(_blocks(req), texts, strict=True) if marker in t]
+    assert len(holding) == 1, "the corpus must be sent exactly once per request"
+    assert sum(t.count(marker) for t in texts) == 1
+    assert holding[0]["cache_control"] == {"type": "ephemeral"}
+    assert marker not in req.body["system"]
+    every = "".join(texts)
+    assert all(p.text in every for s in corpus.sources for p in s.paragraphs)
+
+
+def _assert_no_key_on_disk(root: Path) -> None:
+    for f in root.rglob("*"):
+        if f.is_file():
+            assert TEST_KEY not in f.read_text(encoding="utf-8", errors="replace"), f
+
+
+def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(1000, 2000, 800, 0))]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.plan.title == "推理服务图解"
+    assert len(result.plan.concepts) == 8
+    assert (result.path, result.attempts, result.cached) == ("direct", 1, False)
+    assert result.plan.meta.made_by == "llm"
+    assert result.plan.meta.source_hash == corpus_hash(corpus)
+    assert result.plan.meta.path == "direct"
+    assert result.usage.input_tokens == 1000 and result.usage.cache_creation_input_tokens == 800
+    # claude-sonnet-4-6: 1000*3 + 2000*15 + 800*3.75 per MTok
+    assert result.cost_usd == pytest.approx((3000 + 30000 + 3000) / 1e6)
+    assert result.plan.meta.usage and result.plan.meta.usage["cost_usd"] == pytest.approx(result.cost_usd)
+    [req] = fake.messages()
+    assert req.body["tool_choice"] == {"type": "tool", "name": PLAN_TOOL}
+    assert req.body["stream"] is True  # a long output is streamed (SSE)
+    assert req.body["model"] == "claude-sonnet-4-6"
+    assert "chunked_prefill" in req.body["system"] and "D.ttft" in req.body["system"]
+    _assert_corpus_sent_once(req, corpus)
+    assert TEST_KEY in (req.headers.get("x-api-key", "") + req.headers.get("authorization", ""))
+    _assert_no_key_on_disk(tmp_path / "out")
+    line = format_usage(result)
+    assert "input 1,000" in line and "output 2,000" in line and "cache write 800" in line
+    assert f"${result.cost_usd:.4f}" in line
+
+
+def test_invalid_plan_then_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [tool_reply(PLAN_TOOL, invalid_plan_input()),
+                    tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(50, 2000, 0, 1000))]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.attempts == 2 and len(result.plan.concepts) == 8
+    assert result.usage.calls == 2 and result.usage.cache_read_input_tokens == 1000
+    first, repair = fake.messages()
+    _assert_corpus_sent_once(repair, corpus)
+    assistant = repair.body["messages"][1]
+    assert assistant["role"] == "assistant"
+    assert assistant["content"][0]["input"]["route"][0]["url"] == "https://invented.example.com/nowhere"
+    [result_block] = repair.body["messages"][2]["content"]
+    assert result_block["type"] == "tool_result" and result_block["is_error"] is True
+    text = result_block["content"]
+    assert "concepts: List should have at least 8 items" in text
+    assert "concepts[2].trouble.caption: 16 characters after filling, limit 15" in text
+    assert "route[0].url: not from the sources: https://invented.example.com/nowhere" in text
+    assert "concepts[0].citations[0].quote: not found in source '01-loop'" in text
+
+
+def test_overloaded_twice_then_success(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    busy = error_reply(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"})
+    fake.replies = [busy, busy, tool_reply(PLAN_TOOL, valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.attempts == 1
+    assert len(fake.messages()) == 3
+    assert result.usage.calls == 1  # failed calls bill nothing
+
+
+def test_retry_after_too_long_gives_up_at_once(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [error_reply(429, "rate_limit_error", "slow down", {"retry-after": "3600"})]
+    with pytest.raises(LLMError) as err:
+        _extract(corpus, tmp_path / "out")
+    assert "429" in str(err.value) and "3600" in str(err.value)
+    assert len(fake.messages()) == 1
+
+
+def test_truncated_output_retried_with_higher_limit(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    cut = tool_reply(PLAN_TOOL, {"title": "推理"}, stop_reason="max_tokens",
+                     raw_tool_json='{"title": "推理服务图解", "concepts": [{"id": "lo')
+    fake.replies = [cut, tool_reply(PLAN_TOOL, valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out")
+    first, second = fake.messages()
+    assert first.body["max_tokens"] == PLAN_MAX_TOKENS
+    assert second.body["max_tokens"] == 2 * PLAN_MAX_TOKENS
+    assert result.attempts == 1 and result.path == "direct"
+
+
+def test_truncated_at_cap_falls_back_to_notes(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    cut = tool_reply(PLAN_TOOL, {"title": "x"}, stop_reason="max_tokens")
+    notes = tool_reply("record_notes", {"concepts": [{"name": "主循环"}], "quotes": []})
+    fake.replies = [cut, cut, notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.path == "notes" and result.plan.meta.path == "notes"
+    assert [r.body["max_tokens"] for r in fake.messages()][:2] == [PLAN_MAX_TOKENS, PLAN_MAX_TOKENS_CAP]
+
+
+def test_malformed_json_is_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [text_reply('```json\n{"title": "推理", "concepts": [,,]\n```'),
+                    tool_reply(PLAN_TOOL, valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.attempts == 2
+    repair = fake.messages()[1]
+    assert repair.body["messages"][1]["content"][0]["type"] == "text"  # the previous output
+    last = repair.body["messages"][2]["content"][0]["text"]
+    assert "(json): not valid JSON" in last
+
+
+def test_unauthorized_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [error_reply(401, "authentication_error", "invalid x-api-key")]
+    with pytest.raises(LLMError) as err:
+        _extract(corpus, tmp_path / "out")
+    message = err.value.one_line()
+    assert "401" in message and "ANTHROPIC_API_KEY" in message
+    assert TEST_KEY not in message
+    assert err.value.exit_code == 4
+    assert len(fake.messages()) == 1  # never retried
+
+
+def test_no_key_is_environment_missing(corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(EnvironmentMissing) as err:
+        _extract(corpus, tmp_path / "out")
+    assert "ANTHROPIC_API_KEY" in str(err.value) and "plan.json" in str(err.value)
+    assert err.value.exit_code == 3
+
+
+def test_refusal_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [text_reply("I can't help with that.", stop_reason="refusal")]
+    with pytest.raises(LLMError, match="refused"):
+        _extract(corpus, tmp_path / "out")
+
+
+def test_repair_gives_up_and_saves_best_attempt(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [tool_reply(PLAN_TOOL, invalid_plan_input()) for _ in range(3)]
+    out = tmp_path / "out"
+    with pytest.raises(PlanRepairFailed) as err:
+        _extract(corpus, out, max_rounds=3)
+    failure = err.value
+    assert failure.attempts == 3 and failure.usage.calls == 3
+    assert any(v.path == "route[0].url" for v in failure.violations)
+    assert failure.saved_to == out / "plan.invalid.json"
+    saved = json.loads(failure.saved_to.read_text(encoding="utf-8"))
+    assert saved["route"][0]["url"] == "https://invented.example.com/nowhere"
+    assert failure.exit_code == 4
+    _assert_no_key_on_disk(out)
+
+
+def test_cache_reuses_identical_request_unless_refresh(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input())]
+    first = _extract(corpus, out)
+    assert len(list((out / "llm").glob("*.json"))) == 1
+    second = _extract(corpus, out)
+    assert second.cached and not first.cached
+    assert len(fake.messages()) == 1
+    assert second.plan.concepts == first.plan.concepts
+    assert second.usage.calls == 0 and second.cost_usd == 0
+    assert "from the cache" in format_usage(second)
+    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input())]
+    third = _extract(corpus, out, refresh=True)
+    assert not third.cached and len(fake.messages()) == 2
+
+
+def test_large_corpus_takes_the_notes_path(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.count_tokens = 10**6
+    kept = "KV cache 把算过的中间结果存起来，下一步不用重算。"
+    notes = tool_reply("record_notes", {"concepts": [{"name": "KV 缓存", "problem": "重算"}],
+                                        "quotes": [{"quote": kept}, {"quote": "编造的句子不应出现"}]})
+    fake.replies = [notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.path == "notes" and result.usage.calls == 3
+    note_reqs, plan_req = fake.messages()[:2], fake.messages()[2]
+    assert all("stream" not in r.body for r in note_reqs)  # short outputs: plain JSON replies
+    corpus_block = plan_req.body["messages"][0]["content"][0]
+    assert corpus_block["cache_control"] == {"type": "ephemeral"}
+    assert 'kind="notes"' in corpus_block["text"] and kept in corpus_block["text"]
+    assert "编造的句子" not in corpus_block["text"]  # a quote not in the source is dropped
+
+
+def test_timeout_becomes_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    slow = tool_reply(PLAN_TOOL, valid_plan_input())
+    slow.delay_s = 0.6
+    fake.replies = [slow, slow]
+    client = LLMClient(TEST_KEY, base_url=fake.url, timeout_s=0.2, max_retries=1, initial_backoff_s=0.01)
+    with pytest.raises(LLMError, match="no answer"):
+        run_extraction(client, corpus, lang="zh", stuck=[], out_dir=tmp_path / "out",
+                       scenarios=SCENARIOS, values_for=values_for)
+    assert len(fake.messages()) == 2
+
+
+def test_example_folder_returns_the_scripted_plan(fake: FakeAnthropic, tmp_path: Path) -> None:
+    plan_file = EXAMPLE / "plan.json"
+    if not plan_file.exists():
+        pytest.skip("examples/llm-inference/plan.json is not written yet")
+    shipped = json.loads(plan_file.read_text(encoding="utf-8"))
+    answer = {k: v for k, v in shipped.items() if k not in ("meta", "format")}
+    fake.replies = [tool_reply(PLAN_TOOL, answer)]
+    corpus = ingest_folder(EXAMPLE)
+    result = extract_plan(corpus, lang="zh", stuck=["chunked_prefill"], out_dir=tmp_path / "out",
+                          scenarios=SCENARIOS)
+    assert [c.id for c in result.plan.concepts] == [c["id"] for c in shipped["concepts"]]
+    assert result.plan.meta.made_by == "llm" and result.attempts == 1
+    _assert_corpus_sent_once(fake.messages()[0], corpus)
