@@ -31,16 +31,16 @@ BASE_ENGINE: dict[str, Any] = {
 
 # (id, label, baseline overrides, variant overrides) on top of BASE_ENGINE.
 TECHNIQUES: tuple[tuple[str, str, dict[str, Any], dict[str, Any]], ...] = (
-    ("continuous_batching", "continuous batching vs static batching",
-     {"policy": "static"}, {}),
-    ("paged_kv", "paged KV blocks vs reserving max_model_len per request",
-     {"kv_alloc": "reserve_max_model_len"}, {}),
-    ("chunked_prefill", "chunked prefill vs prefill-first",
-     {"policy": "prefill_first"}, {}),
-    ("prefix_caching", "prefix caching on vs off",
-     {}, {"enable_prefix_caching": True}),
-    ("token_budget", "token budget 2048 vs 512",
-     {}, {"max_num_batched_tokens": 2048}),
+    ("continuous_batching", "continuous batching vs static batching", {"policy": "static"}, {}),
+    (
+        "paged_kv",
+        "paged KV blocks vs reserving max_model_len per request",
+        {"kv_alloc": "reserve_max_model_len"},
+        {},
+    ),
+    ("chunked_prefill", "chunked prefill vs prefill-first", {"policy": "prefill_first"}, {}),
+    ("prefix_caching", "prefix caching on vs off", {}, {"enable_prefix_caching": True}),
+    ("token_budget", "token budget 2048 vs 512", {}, {"max_num_batched_tokens": 2048}),
 )
 
 
@@ -86,13 +86,15 @@ def sweep(n_requests: int | None = None, seed: int | None = None) -> dict[str, A
             trace = run_workload({"engine": engine, "cost": cost, "generate": generator}, fast=True)
             runs[role] = {"engine": over, **_measure(trace)}
         keys = ("throughput", "ttft", "itl", "ttft_p99", "itl_p99")
-        techniques.append({
-            "id": tid,
-            "label": label,
-            "baseline": runs["baseline"],
-            "variant": runs["variant"],
-            "change_pct": {k: _change(runs["baseline"][k], runs["variant"][k]) for k in keys},
-        })
+        techniques.append(
+            {
+                "id": tid,
+                "label": label,
+                "baseline": runs["baseline"],
+                "variant": runs["variant"],
+                "change_pct": {k: _change(runs["baseline"][k], runs["variant"][k]) for k in keys},
+            }
+        )
     return {
         "workload": {
             "description": (

@@ -1,0 +1,97 @@
+"""`python -m sim bench`: the SIM.md benchmark, plain step loop vs fast path.
+
+Workload: N requests at t=0 (seed 0), prompts uniform 100-1000 tokens, max_tokens uniform
+50-500, budget 2048, max_num_seqs 256, block_size 16, 20000 blocks, unit cost. Both paths
+must give the identical trace (compared by sha256); the bench raises if they differ.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from sim.engine import SimResult, simulate
+from sim.errors import SimulationError
+from sim.fast import simulate_fast
+from sim.trace import build_trace, trace_hash
+from sim.workload import parse_workload
+
+BENCH_SEED = 0
+SCALE_SIZES = (1000, 10_000, 100_000)
+# Stepping the real vLLM scheduler costs about 2.5 ms per step at ~256 running requests.
+VLLM_MS_PER_STEP = 2.5
+
+
+def bench_workload(n_requests: int) -> dict[str, Any]:
+    """The benchmark workload as workload JSON data."""
+    return {
+        "engine": {
+            "policy": "vllm",
+            "max_num_batched_tokens": 2048,
+            "max_num_seqs": 256,
+            "block_size": 16,
+            "num_blocks": 20000,
+            "max_model_len": 4096,
+        },
+        "cost": {"kind": "unit"},
+        "generate": {
+            "n": n_requests,
+            "seed": BENCH_SEED,
+            "arrival": {"kind": "all_at_once"},
+            "prompt": {"kind": "uniform", "low": 100, "high": 1000},
+            "output": {"kind": "uniform", "low": 50, "high": 500},
+        },
+    }
+
+
+def _timed(label: str, run: Any) -> tuple[SimResult, float, str]:
+    start = time.perf_counter()
+    result: SimResult = run()
+    wall = time.perf_counter() - start
+    steps_per_s = result.num_steps / wall
+    tokens_per_s = result.scheduled_tokens / wall
+    line = (
+        f"{label:<6} wall {wall:7.3f} s  steps {result.num_steps}  steps/s {steps_per_s:,.0f}  "
+        f"simulated tokens/s {tokens_per_s:,.0f}"
+    )
+    return result, wall, line
+
+
+def run_bench(n_requests: int = 1000, *, scale: bool = False, plain: bool = True) -> str:
+    """Run the benchmark and return its report (text lines)."""
+    workload = parse_workload(bench_workload(n_requests))
+    lines = [
+        f"workload: {n_requests} requests at t=0 (seed {BENCH_SEED}), prompts U[100,1000], "
+        "max_tokens U[50,500], budget 2048, max_num_seqs 256, block_size 16, 20000 blocks, unit cost"
+    ]
+    fast, fast_wall, line = _timed("fast", lambda: simulate_fast(workload))
+    lines.append(line)
+    fast_hash = trace_hash(build_trace(fast, workload))
+    lines.append(f"       scheduled tokens {fast.scheduled_tokens}, trace sha256 {fast_hash[:16]}")
+    vllm_s = fast.num_steps * VLLM_MS_PER_STEP / 1000.0
+    lines.append(
+        f"       real vLLM scheduler at {VLLM_MS_PER_STEP} ms/step: ~{vllm_s:.2f} s "
+        f"-> fast path {vllm_s / fast_wall:.1f}x faster"
+    )
+    if plain:
+        slow, slow_wall, line = _timed("plain", lambda: simulate(workload))
+        lines.append(line)
+        slow_hash = trace_hash(build_trace(slow, workload))
+        if slow_hash != fast_hash:
+            raise SimulationError(
+                f"fast path trace {fast_hash[:16]} != plain loop {slow_hash[:16]}"
+            )
+        lines.append(
+            f"       identical trace (sha256 {slow_hash[:16]}); fast path {slow_wall / fast_wall:.1f}x "
+            "faster than the plain loop"
+        )
+    if scale:
+        lines.append("scale (fast path, steps not kept in memory):")
+        for size in SCALE_SIZES:
+            w = parse_workload(bench_workload(size))
+            res, wall, _ = _timed("fast", lambda w=w: simulate_fast(w, record=False))
+            lines.append(
+                f"  {size:>7} requests: {wall:7.2f} s, {res.num_steps} steps, "
+                f"{wall / size * 1e6:6.1f} us/request"
+            )
+    return "\n".join(lines)
