@@ -1,0 +1,102 @@
+"""Hand-made build directories for the review and publish tests: a tiny index.html, a passing
+check.json with card boxes, the example's reviewed plan.json and synthetic screenshots."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_PLAN = REPO / "examples" / "llm-inference" / "plan.json"
+SHOTS = {
+    "light-1280": (1280, 900),
+    "dark-1280": (1280, 900),
+    "light-390": (390, 1400),
+    "dark-390": (390, 1400),
+}
+CARD_COLOURS = {"kv_cache": (40, 90, 200), "paged_attention": (40, 160, 80)}
+
+
+def card_boxes(width: int) -> dict[str, list[float]]:
+    w = min(500, width - 40)
+    return {"kv_cache": [20, 100, w, 300], "paged_attention": [20, 450, w, 300]}
+
+
+def make_build(
+    root: Path,
+    *,
+    label: str = "v1",
+    colours: dict[str, tuple[int, int, int]] | None = None,
+    check_ok: bool = True,
+    links: list[dict[str, str]] | None = None,
+    plan_edit: Callable[[dict], None] | None = None,
+) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "index.html").write_text(
+        f'<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>{label}</title></head>'
+        f"<body><h1>page {label}</h1></body></html>",
+        encoding="utf-8",
+    )
+    plan = json.loads(EXAMPLE_PLAN.read_text(encoding="utf-8"))
+    if plan_edit:
+        plan_edit(plan)
+    (root / "plan.json").write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
+    shots = root / "shots"
+    shots.mkdir(exist_ok=True)
+    cards = {}
+    for name, (w, h) in SHOTS.items():
+        image = Image.new("RGB", (w, h), "white")
+        draw = ImageDraw.Draw(image)
+        boxes = card_boxes(w)
+        for card, (x, y, bw, bh) in boxes.items():
+            colour = (colours or CARD_COLOURS).get(card, CARD_COLOURS[card])
+            draw.rectangle([x + 10, y + 10, x + bw - 10, y + bh - 10], fill=colour)
+        image.save(shots / f"{name}.png")
+        cards[name] = boxes
+    check = {
+        "ok": check_ok,
+        "problems": []
+        if check_ok
+        else [
+            {
+                "rule": "text-overlap",
+                "element": "x",
+                "message": "overlap",
+                "theme": "light",
+                "width": 1280,
+            }
+        ],
+        "cards": cards,
+        "fixed": [],
+    }
+    (root / "check.json").write_text(json.dumps(check), encoding="utf-8")
+    if links is not None:
+        (root / "links.json").write_text(
+            json.dumps({"checked_at": "2025-01-01T00:00:00Z", "offline": False, "results": links}),
+            encoding="utf-8",
+        )
+    return root
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Callable[..., Path]:
+    counter = iter(range(1000))
+
+    def factory(**kwargs: object) -> Path:
+        return make_build(tmp_path / f"build{next(counter)}", **kwargs)  # type: ignore[arg-type]
+
+    return factory
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    return tmp_path / "site"
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst)

@@ -1,0 +1,195 @@
+"""Publishing (atomic, with history, refusals, bullets, git branch) and the review page."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import EXIT_PROBLEMS, PublishRefused
+from pipeline.publish import PAUSE_ENV, PAUSE_STEPS, make_server, publish
+from pipeline.review import write_review
+from tests.publish.conftest import REPO
+
+Build = Callable[..., Path]
+
+
+def fetch(site: Path, path: str) -> tuple[int, str]:
+    server = make_server(site, 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{path}"
+        with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 - loopback only
+            return answer.status, answer.read().decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_first_publication_review_then_publish(build: Build, site: Path) -> None:
+    first = build(label="v1")
+    review = write_review(first, site / "llm")
+    assert "First publication" in review.read_text(encoding="utf-8")
+    result = publish(first, site, name="llm")
+    assert result.history_entry is None
+    assert result.address == str((site / "llm" / "index.html").absolute())
+    assert "page v1" in (site / "llm" / "index.html").read_text(encoding="utf-8")
+    assert 5 <= len(result.bullets) <= 8
+    assert any("12 two-panel concept cards" in b for b in result.bullets)
+    assert "LLM 推理服务图解" in (site / "index.html").read_text(encoding="utf-8")
+    assert not list((site / "llm" / "shots").glob("annotated-*"))
+
+
+def test_second_publication_review_shows_the_changed_card_and_keeps_history(
+    build: Build, site: Path
+) -> None:
+    publish(build(label="v1"), site, name="llm")
+
+    def edit(plan: dict) -> None:
+        plan["concepts"][6]["trouble"]["caption"] = "换了一句新标题"
+        plan["concepts"][2], plan["concepts"][3] = plan["concepts"][3], plan["concepts"][2]
+
+    second = build(label="v2", colours={"paged_attention": (200, 40, 40)}, plan_edit=edit)
+    review = write_review(second, site / "llm")
+    summary = json.loads((second / "review" / "review.json").read_text(encoding="utf-8"))
+    assert summary["first_publication"] is False
+    assert [s["changed_cards"] for s in summary["shots"]] == [["paged_attention"]] * 4
+    assert all(s["changed_pct"] > 0 for s in summary["shots"])
+    assert summary["plan"]["reordered"] == ["static_batching", "memory_bound"]
+    assert summary["plan"]["captions"][0][:2] == ["paged_attention", "trouble"]
+    assert summary["plan"]["added"] == [] and summary["plan"]["removed"] == []
+    page = review.read_text(encoding="utf-8")
+    assert "Changed cards: paged_attention" in page and "换了一句新标题" in page
+    assert (second / "review" / "diff-light-1280.png").is_file()
+
+    result = publish(second, site, name="llm")
+    assert (
+        result.history_entry is not None and result.history_entry.parent == site / "llm" / "history"
+    )
+    assert "page v1" in (result.history_entry / "index.html").read_text(encoding="utf-8")
+    assert (result.history_entry / "shots" / "light-1280.png").is_file()
+    assert "page v2" in (site / "llm" / "index.html").read_text(encoding="utf-8")
+    assert [p.name for p in (site / "llm" / "versions").iterdir()] == [result.version]
+    # the next review compares against v2, the new baseline
+    third = build(label="v3", colours={"paged_attention": (200, 40, 40)})
+    write_review(third, site / "llm")
+    again = json.loads((third / "review" / "review.json").read_text(encoding="utf-8"))
+    assert [s["changed_cards"] for s in again["shots"]] == [[]] * 4
+
+
+def test_refuses_a_failed_check(build: Build, site: Path) -> None:
+    with pytest.raises(PublishRefused) as caught:
+        publish(build(check_ok=False), site, name="llm")
+    assert caught.value.exit_code == EXIT_PROBLEMS
+    assert "check failed" in caught.value.one_line()
+    assert not site.exists()
+
+
+def test_refuses_a_missing_check(build: Build, site: Path) -> None:
+    first = build()
+    (first / "check.json").unlink()
+    with pytest.raises(PublishRefused, match="check.json is missing"):
+        publish(first, site, name="llm")
+
+
+def test_refuses_unverified_links_unless_allowed(build: Build, site: Path) -> None:
+    links = [
+        {"url": "https://example.org/a", "status": "ok", "where": "route[0]"},
+        {"url": "https://example.org/b", "status": "unverified-offline", "where": "route[1]"},
+    ]
+    first = build(links=links)
+    with pytest.raises(PublishRefused) as caught:
+        publish(first, site, name="llm")
+    line = caught.value.one_line()
+    assert "--allow-unverified" in line and "https://example.org/b" in line
+    assert not (site / "llm").exists()
+    result = publish(first, site, name="llm", allow_unverified=True)
+    assert (site / "llm" / "links.json").is_file() and result.history_entry is None
+
+
+def test_refuses_a_stale_build(build: Build, site: Path) -> None:
+    first = build()
+    (first / "build.json").write_text(json.dumps({"inputs_hash": "old"}), encoding="utf-8")
+    with pytest.raises(PublishRefused, match="older than its inputs"):
+        publish(first, site, name="llm", current_inputs_hash="new")
+    assert publish(first, site, name="llm", current_inputs_hash="old").address
+
+
+def test_base_url_address(build: Build, site: Path) -> None:
+    result = publish(build(), site, name="llm", base_url="https://me.example/pages/")
+    assert result.address == "https://me.example/pages/llm/"
+
+
+@pytest.mark.parametrize("step", PAUSE_STEPS)
+def test_a_publish_killed_mid_way_leaves_a_loadable_page(
+    build: Build, site: Path, step: str
+) -> None:
+    publish(build(label="v1"), site, name="llm")
+    second = build(label="v2")
+    code = (
+        "import sys; from pathlib import Path; from pipeline.publish import publish; "
+        "publish(Path(sys.argv[1]), Path(sys.argv[2]), name='llm')"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(second), str(site)],
+        cwd=REPO, env={**os.environ, PAUSE_ENV: step}, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert child.stderr is not None
+        assert f"paused at {step}" in child.stderr.readline()
+        os.kill(child.pid, signal.SIGKILL)
+    finally:
+        child.wait()
+    assert child.returncode == -signal.SIGKILL
+    status, body = fetch(site, "llm/index.html")
+    assert status == 200
+    before_switch = PAUSE_STEPS.index(step) < PAUSE_STEPS.index("switched")
+    assert ("page v1" in body) if before_switch else ("page v2" in body)
+    # the next publish cleans up whatever the killed one left
+    third = build(label="v3")
+    result = publish(third, site, name="llm")
+    assert "page v3" in fetch(site, "llm/index.html")[1]
+    assert [p.name for p in (site / "llm" / "versions").iterdir()] == [result.version]
+    assert not list((site / "llm").glob(".staging-*"))
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def test_publish_to_a_git_branch_never_touches_the_working_tree(
+    build: Build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Tester")
+    git(repo, "config", "user.email", "t@example.org")
+    (repo / "README.md").write_text("hello\n", encoding="utf-8")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-qm", "init")
+    (repo / "scratch.txt").write_text("uncommitted\n", encoding="utf-8")
+    head, status = git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain")
+    monkeypatch.chdir(repo)
+    publish(build(label="v1"), tmp_path / "unused", name="llm", to="git:pages")
+    result = publish(build(label="v2"), tmp_path / "unused", name="llm", to="git:pages")
+    assert result.address == "git:pages:llm/index.html"
+    assert git(repo, "rev-parse", "HEAD") == head and git(repo, "status", "--porcelain") == status
+    assert git(repo, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+    assert "page v2" in git(repo, "show", "pages:llm/index.html")
+    files = git(repo, "ls-tree", "-r", "--name-only", "pages").splitlines()
+    assert "index.html" in files and "llm/shots/light-1280.png" in files
+    assert any(f.startswith("llm/history/") and f.endswith("/index.html") for f in files)
+    assert git(repo, "rev-list", "--count", "pages") == "2"
+    assert not (tmp_path / "unused").exists()
