@@ -19,7 +19,7 @@ TARGET_SECONDS = 3.0
 def main() -> int:
     here = Path(__file__).resolve()
     sys.path[:0] = [str(here.parents[2]), str(here.parents[1] / "links")]  # repo root, helpers
-    from linksites import corpus_of, page, send, slow, start_site
+    from linksites import corpus_of, html, page, send, slow, start_site
 
     from pipeline.links import DEFAULT_LINK_SETTINGS, LinkTarget, check_links
 
@@ -33,7 +33,7 @@ def main() -> int:
     for i in range(URLS):
         site = sites[i % HOSTS]
         title = f"Serving notes, part {i}"
-        site.routes[f"/notes/{i}"] = slow(DELAY_SECONDS, lambda h, t=title: send(h, 200, page(t)))
+        site.routes[f"/notes/{i}"] = slow(DELAY_SECONDS, html(title))
         entries.append((title, site.url(f"/notes/{i}")))
     targets = [
         LinkTarget(url=u, claimed_title=t, where=f"bench[{k}]") for k, (t, u) in enumerate(entries)
