@@ -1,0 +1,34 @@
+"""The semantic colours, as CSS variables the page defines per theme (P14).
+
+Drawing code names a meaning (running, new, stored, freed, idle), never a colour; `freed` is always
+drawn dashed. Nothing here is a literal colour: themes live in the page's CSS.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+State = Literal["running", "new", "stored", "freed", "idle"]
+
+INK = "var(--ink)"
+PAPER = "var(--paper)"
+ACCENT = "var(--accent)"  # the stamp's red ink only
+FAINT = "var(--faint)"  # guide lines, axes' grid
+
+STATE_COLOUR: dict[str, str] = {
+    "running": "var(--run)",
+    "new": "var(--new)",
+    "stored": "var(--stored)",
+    "freed": "var(--freed)",
+    "idle": "var(--idle)",
+}
+# Freed/evicted/invalid is ALWAYS dashed, so it reads without colour too.
+FREED_DASH = "5 4"
+# Body tint strength for characters and cells: enough colour, ink still readable on top.
+TINT_OPACITY = 0.35
+ALL_VARIABLES = ("--ink", "--paper", "--run", "--new", "--stored", "--freed", "--idle", "--accent",
+                 "--faint")
+
+
+def colour(state: str) -> str:
+    return STATE_COLOUR[state]

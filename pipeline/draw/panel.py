@@ -1,0 +1,63 @@
+"""`draw_panel`: one comic panel (400 x 260) of a concept card, trouble or fix.
+
+The panel frame, the scene drawn from the trace, the caption (placeholders filled) in the bottom
+band and the 示意值 tag when numbers show; `<title>`/`<desc>` first, shapes filtered, words not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Literal
+
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.layout import CAPTION_LIMIT, FLOOR
+from pipeline.draw.palette import FAINT
+from pipeline.draw.scenes import bars, budget, clock, generic, kv_blocks, queue, timeline
+from pipeline.draw.scenes.common import SceneContext, SceneResult
+from pipeline.draw.scenes.key import draw_tag
+from pipeline.plan import Concept, Panel, fill_placeholders
+
+WIDTH, HEIGHT = 400.0, 260.0
+INSET = 12.0
+FRAME = 4.0  # the panel's own hand-drawn frame sits this far inside the SVG edge
+CAPTION_CY = 228.0
+CAPTION_SIZE = {"zh": 19.0, "en": 17.0}
+CAPTION_LINES = 2
+RULE_Y = 204.0
+SIDE_WORDS = {"zh": {"trouble": "烦恼", "fix": "办法"}, "en": {"trouble": "trouble", "fix": "fix"}}
+
+SceneFn = Callable[[Canvas, SceneContext], SceneResult]
+SCENES: dict[str, SceneFn] = {
+    "timeline": timeline.draw, "kv_blocks": kv_blocks.draw, "budget": budget.draw,
+    "queue": queue.draw, "clock": clock.draw, "roofline": bars.draw_roofline, "bars": bars.draw,
+    "generic": generic.draw,
+}
+
+
+def draw_panel(concept: Concept, side: Literal["trouble", "fix"], panel: Panel,
+               trace: dict | None, values: Mapping[str, str], *, lang: str,
+               overrides: Mapping[str, Mapping] | None = None) -> str:
+    """The SVG of one panel; raises FitError (naming card and panel) if a text cannot fit."""
+    svg_id = f"{concept.id}-{side}"
+    owner = f"card {concept.id}, panel {side}"
+    cv = new_canvas(svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides)
+    rng = cv.rng("frame")
+    cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
+    cv.stroke(rough.line(rng, (INSET + 8, RULE_Y), (WIDTH - INSET - 8, RULE_Y), 0.6, 1), FAINT,
+              width=1.2)
+    caption = fill_placeholders(panel.caption, values)
+    cv.layout.place(caption, x=WIDTH / 2, cy=CAPTION_CY, role="caption", size=CAPTION_SIZE[lang],
+                    max_width=WIDTH - 2 * INSET - 8, max_lines=CAPTION_LINES, floor=FLOOR,
+                    limit=CAPTION_LIMIT[lang])
+    scene_kind = panel.scene if (trace is not None or panel.scene == "generic") else "generic"
+    if scene_kind != "generic":
+        draw_tag(cv, lang)  # first, so the scene's own words keep clear of the corner
+    ctx = SceneContext(concept, side, panel, trace, lang, list(panel.focus))
+    result = SCENES[scene_kind](cv, ctx)
+    title = f"{concept.name} · {SIDE_WORDS[lang][side]}"
+    desc = f"{result.desc} {caption}"
+    return cv.svg(
+        css_class="panel", element_id=f"panel-{svg_id}", title=title, desc=desc,
+        extra={"data-panel": f"{concept.id}/{side}", "data-inset": int(INSET)},
+    )

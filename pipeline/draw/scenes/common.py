@@ -1,0 +1,105 @@
+"""What every scene shares: the panel's scene area, trace reading helpers, words in two languages.
+
+Trace helpers derive what a scene shows (prefill or decode, which step is interesting, who waits)
+from the simulator's step records, so pictures and numbers always agree with `sim/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.plan import Concept, Panel
+
+Trace = Mapping[str, Any]
+Step = Mapping[str, Any]
+
+# The panel is 400 x 260; scenes draw inside this box, the caption band sits below it.
+SCENE_X0, SCENE_Y0, SCENE_X1, SCENE_Y1 = 16.0, 16.0, 384.0, 198.0
+SCENE_TOP = 42.0  # below the top strip: the 示意值 tag (right) and a small key (left)
+KEY_CY = 27.0
+MAX_LANES = 5
+MAX_STEPS = 14
+LABEL_SIZE = 13.0
+SMALL_SIZE = 11.0
+
+WORDS: dict[str, dict[str, str]] = {
+    "zh": {"step": "步", "steps": "步骤", "waiting": "等待", "budget": "预算", "free": "空",
+           "time": "时间", "prefill": "预填", "decode": "解码", "gpu": "GPU", "first": "首字",
+           "wait_q": "排队", "q_running": "先跑老的", "q_budget": "预算够吗", "q_blocks": "块够吗",
+           "q_slots": "有空位吗", "freed": "释放", "reserved": "预留", "stalled": "卡住了",
+           "blocks": "KV 块", "tokens_per": "每步令牌", "batch": "批", "ms": "毫秒",
+           "tps": "令牌/毫秒", "memory": "读内存", "compute": "算", "per_step": "每步",
+           "idle": "空闲", "recompute": "重算", "hit": "命中"},
+    "en": {"step": "step", "steps": "steps", "waiting": "waiting", "budget": "budget",
+           "free": "free", "time": "time", "prefill": "prefill", "decode": "decode", "gpu": "GPU",
+           "first": "1st", "wait_q": "queue", "q_running": "running first", "q_budget": "budget left?",
+           "q_blocks": "blocks free?", "q_slots": "slot free?", "freed": "freed",
+           "reserved": "reserved", "stalled": "stalled", "blocks": "KV blocks",
+           "tokens_per": "tokens/step", "batch": "batch", "ms": "ms", "tps": "tok/ms",
+           "memory": "memory", "compute": "compute", "per_step": "per step", "idle": "idle",
+           "recompute": "recompute", "hit": "hit"},
+}
+
+
+@dataclass
+class SceneContext:
+    """Everything a scene may read: the panel, its trace, filled caption, language."""
+
+    concept: Concept
+    side: str
+    panel: Panel
+    trace: Trace | None
+    lang: str
+    focus: Sequence[str] = field(default_factory=list)
+
+    def word(self, key: str) -> str:
+        return WORDS[self.lang][key]
+
+
+@dataclass
+class SceneResult:
+    desc: str
+    numbers: bool
+
+
+def request_ids(trace: Trace, limit: int = MAX_LANES) -> list[str]:
+    return list(trace.get("requests", {}))[:limit]
+
+
+def steps(trace: Trace, limit: int = MAX_STEPS) -> list[Step]:
+    return list(trace.get("steps", []))[:limit]
+
+
+def phase(trace: Trace, rid: str, step: Step) -> str:
+    """'prefill' until the request's first token has been emitted before this step, then
+    'decode'; a recompute after preemption counts as prefill again."""
+    req = trace["requests"][rid]
+    times = req.get("token_times") or []
+    before = [t for t in times if t <= step["start"] + 1e-9]
+    if not before:
+        return "prefill"
+    n = step.get("scheduled", {}).get(rid, 0)
+    return "decode" if n <= 1 else "prefill"
+
+
+def preempted_at(trace: Trace) -> list[int]:
+    return [s["index"] for s in trace.get("steps", []) if s.get("preempted")]
+
+
+def first_waiting_step(trace: Trace) -> Step | None:
+    return next((s for s in trace.get("steps", []) if s.get("waiting")), None)
+
+
+def engine(trace: Trace) -> Mapping[str, Any]:
+    return trace.get("engine", {})
+
+
+def budget(trace: Trace) -> int:
+    return int(engine(trace).get("max_num_batched_tokens", 0))
+
+
+def fmt(value: float) -> str:
+    rounded = round(float(value), 1)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"

@@ -1,0 +1,127 @@
+"""kv_blocks: the KV cache as a grid of blocks at one telling step, coloured by owner and state.
+
+Slots holding computed tokens are green (blue when they came from the prefix cache), reserved but
+unused slots are hatched grey, blocks freed in that step are red dashed; the waiting line stands
+on the right. The step is chosen from the trace: first preemption, else the fullest step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.draw import cast, rough
+from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.palette import INK, TINT_OPACITY, colour
+from pipeline.draw.scenes.common import (
+    SCENE_TOP, SCENE_X0, SMALL_SIZE, SceneContext, SceneResult, engine,
+)
+from pipeline.draw.scenes.key import draw_key
+
+PER_ROW = 6
+MAX_BLOCKS = 18
+GRID_X1 = 296.0
+BLOCK_H = 30.0
+ROW_PITCH = 44.0
+GRID_Y0 = SCENE_TOP + 22
+WAIT_X = 340.0
+MAX_WAITING = 3
+
+
+def pick_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
+    all_steps = trace["steps"]
+    hit = next((s for s in all_steps if s.get("preempted")), None)
+    if hit is not None:
+        return hit
+    if trace.get("stalled"):
+        return all_steps[-1]
+    return min(all_steps, key=lambda s: (s.get("free_blocks", 0), s["index"]))
+
+
+def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    trace = ctx.trace
+    assert trace is not None
+    step = pick_step(trace)
+    prev = next((s for s in trace["steps"] if s["index"] == step["index"] - 1), None)
+    bs = int(engine(trace).get("block_size", 16))
+    total = int(engine(trace).get("num_blocks", 0))
+    held: dict[str, int] = dict(step.get("blocks", {}))
+    freed = {rid: n for rid, n in (prev or {}).get("blocks", {}).items()
+             if rid in step.get("preempted", [])}
+    cells: list[tuple[str | None, str, int, int]] = []  # owner, kind, filled slots, reserved
+    for rid, n in held.items():
+        computed = int(step.get("computed", {}).get(rid, 0))
+        reserved = int(step.get("reserved", {}).get(rid, n * bs))
+        hits = int(trace["requests"].get(rid, {}).get("prefix_hit_tokens", 0)) // bs
+        for b in range(n):
+            filled = max(0, min(bs, computed - b * bs))
+            kind = "stored" if b < hits else "running"
+            cells.append((rid, kind, filled, max(0, min(bs, reserved - b * bs))))
+    for rid, n in freed.items():
+        cells.extend((rid, "freed", 0, 0) for _ in range(n))
+    free = int(step.get("free_blocks", 0))
+    shown_free = max(0, min(free, MAX_BLOCKS - len(cells)))
+    cells.extend((None, "free", 0, 0) for _ in range(shown_free))
+    kinds = ["held", "reserved", "freed"] if not any(c[1] == "stored" for c in cells) \
+        else ["held", "stored", "freed"]
+    draw_key(cv, ctx, kinds)
+    step_word = f"第 {step['index']} 步" if ctx.lang == "zh" else f"step {step['index']}"
+    cv.layout.place(step_word, x=SCENE_X0, cy=SCENE_TOP + 6, role="label", size=SMALL_SIZE + 2,
+                    anchor="start", floor=None)
+    pitch = (GRID_X1 - SCENE_X0) / PER_ROW
+    for i, (owner, kind, filled, reserved) in enumerate(cells[:MAX_BLOCKS]):
+        x = SCENE_X0 + (i % PER_ROW) * pitch
+        y = GRID_Y0 + (i // PER_ROW) * ROW_PITCH
+        _block(cv, f"blk-{i}", x, y, pitch - 6, bs, owner, kind, filled, reserved)
+    rest = free - shown_free
+    if rest > 0:
+        rows = (len(cells[:MAX_BLOCKS]) + PER_ROW - 1) // PER_ROW
+        more = f"+{rest} 个空块" if ctx.lang == "zh" else f"+{rest} free blocks"
+        cv.layout.place(more, x=SCENE_X0, cy=GRID_Y0 + rows * ROW_PITCH - 4, role="label",
+                        size=SMALL_SIZE + 1, anchor="start", floor=None)
+    waiting = list(step.get("waiting", []))[:MAX_WAITING]
+    if waiting:
+        cv.layout.place(ctx.word("waiting"), x=WAIT_X, cy=SCENE_TOP + 6, role="label",
+                        size=SMALL_SIZE + 2, floor=None)
+        for k, rid in enumerate(waiting):
+            state = "freed" if rid in step.get("preempted", []) else "new"
+            cast.bean(cv, rid, WAIT_X, GRID_Y0 + 14 + k * 42, state, eid=f"wait-{rid}",
+                      focus=rid in ctx.focus)
+    used = total - free
+    victims = ", ".join(step.get("preempted", []))
+    if ctx.lang == "zh":
+        desc = f"KV 块：第 {step['index']} 步共 {total} 块，占用 {used} 块，空 {free} 块"
+        desc += f"；{victims} 被抢占、块被释放。" if victims else "。"
+    else:
+        desc = f"KV blocks at step {step['index']}: {used} of {total} blocks in use, {free} free"
+        desc += f"; {victims} preempted and its blocks freed." if victims else "."
+    return SceneResult(desc, True)
+
+
+def _block(cv: Canvas, eid: str, x: float, y: float, w: float, bs: int, owner: str | None,
+           kind: str, filled: int, reserved: int) -> None:
+    rng = cv.rng(eid)
+    slots = min(bs, 8)
+    sw = w / slots
+    per_slot = bs / slots
+    for k in range(slots):
+        sx = x + k * sw
+        poly = rough.rect_poly(sx, y, sw, BLOCK_H)
+        if kind in ("running", "stored") and filled >= (k + 1) * per_slot - 1e-9:
+            cv.fill(poly_d(poly), colour(kind), TINT_OPACITY + 0.15)
+        elif kind in ("running", "stored") and reserved >= (k + 1) * per_slot - 1e-9:
+            cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
+    if slots > 1 and kind != "free":
+        d = "".join(rough.line(rng, (x + k * sw, y + 3), (x + k * sw, y + BLOCK_H - 3), 0.2, 1)
+                    for k in range(1, slots))
+        cv.stroke(d, colour("idle"), width=0.8)
+    box = rough.rect_poly(x, y, w, BLOCK_H)
+    if kind == "freed":
+        cv.stroke(rough.jitter_poly(rng, box), colour("freed"), width=1.6, dashed=True)
+    elif kind == "free":
+        cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
+    else:
+        cv.stroke(rough.rect(rng, x, y, w, BLOCK_H, 0.5, 1), colour(kind), width=1.6)
+    if owner:
+        cv.layout.place(owner, x=x + w / 2, cy=y + BLOCK_H / 2, role="label", size=SMALL_SIZE + 3,
+                        floor=None, fill=INK)

@@ -1,0 +1,83 @@
+"""Sample plan pieces for the demo and the golden tests: one panel per scenario and variant.
+
+Captions bind numbers through placeholders, exactly as a real plan does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.draw.panel import draw_panel
+from pipeline.plan import Concept, Panel
+from pipeline.simstage import trace_values
+
+# scenario id -> (scene kind, zh caption, en caption, focus)
+SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
+    "kv_cache": ("budget", "每步重算 {tokens} 个令牌", "{tokens} tokens computed in all", ["D"]),
+    "batching": ("timeline", "D 排队等了 {D.wait} 步", "D waits {D.wait} steps in line", ["D"]),
+    "kv_alloc": ("kv_blocks", "最少只剩 {min_free_blocks} 个空块", "only {min_free_blocks} free blocks left", []),
+    "preemption": ("kv_blocks", "D 被抢占了 {D.preemptions} 次", "D is preempted {D.preemptions} times", ["D"]),
+    "chunked_prefill": ("budget", "共跑了 {steps} 步", "{steps} steps in all", ["D"]),
+    "prefix_cache": ("kv_blocks", "D 命中 {D.prefix_hit_tokens} 个令牌", "D reuses {D.prefix_hit_tokens} cached tokens", ["D"]),
+    "admission": ("queue", "D 第 {D.first_step} 步才上车", "D boards at step {D.first_step}", ["D"]),
+    "metrics": ("clock", "D 的首字时间是 {D.ttft}", "D's time to first token: {D.ttft}", ["D"]),
+    "arithmetic": ("bars", "一步 {steps} 次解码", "{steps} steps of decoding", []),
+}
+EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
+
+
+def sample_concept(scenario: str, scene: str, lang: str) -> Concept:
+    _kind, zh, en, focus = SCENE_FOR[scenario]
+    panels = {
+        v: Panel(caption=zh if lang == "zh" else en, scene=scene, scenario=scenario,  # type: ignore[arg-type]
+                 variant=v, focus=focus)  # type: ignore[arg-type]
+        for v in ("without", "with")
+    }
+    return Concept(id=f"{scenario}_{scene}", name=scenario[:20], name_en=scenario,
+                   problem_left="-", body="-", trouble=panels["without"], fix=panels["with"],
+                   solves="-", costs="-")
+
+
+def generic_concept(lang: str) -> Concept:
+    zh = lang == "zh"
+    trouble = Panel(caption="没人排队怎么办" if zh else "who decides the order?", scene="generic",
+                    focus=["D"], bubble="轮到我了吗？" if zh else "is it my turn yet?",
+                    labels=["排队", "调度", "GPU"] if zh else ["queue", "scheduler", "GPU"])
+    fix = Panel(caption="调度员按规则挑" if zh else "the scheduler picks by rules", scene="generic",
+                focus=["A", "D"], bubble="先老后新" if zh else "old ones first, then new",
+                labels=["老请求", "预算", "空块", "新请求"] if zh else
+                ["running", "budget", "free blocks", "new ones"])
+    return Concept(id="generic", name="通用", name_en="Generic", problem_left="-", body="-",
+                   trouble=trouble, fix=fix, solves="-", costs="-")
+
+
+def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+    """(label, svg) for every scenario x variant (and the extra scenes), in catalogue order."""
+    out = []
+    for scenario, (scene, *_rest) in SCENE_FOR.items():
+        for kind in [scene, *([EXTRA_SCENES[scenario]] if scenario in EXTRA_SCENES else [])]:
+            concept = sample_concept(scenario, kind, lang)
+            for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
+                trace = traces[f"{scenario}/{panel.variant}"]
+                svg = draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)  # type: ignore[arg-type]
+                out.append((f"{scenario}/{panel.variant} · {kind}", svg))
+    g = generic_concept(lang)
+    for side, panel in (("trouble", g.trouble), ("fix", g.fix)):
+        out.append((f"generic · {side}", draw_panel(g, side, panel, None, {}, lang=lang)))  # type: ignore[arg-type]
+    return out
+
+
+def all_traces() -> dict[str, Any]:
+    from sim.scenarios import SCENARIOS, run_preset
+
+    return {f"{sid}/{v}": run_preset(f"{sid}/{v}", detail=True)
+            for sid in SCENARIOS for v in ("without", "with")}
+
+
+def demo_sections() -> list[str]:
+    traces = all_traces()
+    out = []
+    for lang in ("zh", "en"):
+        for label, svg in scenario_panels(traces, lang):
+            out.append(f"<div><h3>{label} [{lang}]</h3>{svg}</div>")
+    return out
