@@ -122,7 +122,7 @@ def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[
         url=url,
         lang=_language(ex.lang, cjk, latin),
         words=cjk + latin,
-        chars=len(re.sub(r"\s+", "", text)),
+        chars=len(re.sub(r"\s+", "", text)),  # whitespace is layout, not content
         reading_minutes=reading_minutes(cjk, latin),
         sha256=hashlib.sha256(data).hexdigest(),
         paragraphs=[Paragraph(anchor=f"{source_id}-p{i}", text=p) for i, p in enumerate(ex.paragraphs, 1)],
