@@ -465,7 +465,7 @@ class _Checker:
                 async for chunk in response.aiter_bytes():
                     chunks.append(chunk)
                     size += len(chunk)
-                    if size >= cap:
+                    if size > cap:
                         answer.truncated = True  # stop here: closing drops the rest unread
                         break
                 answer.body = b"".join(chunks)[:cap]

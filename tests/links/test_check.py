@@ -372,3 +372,23 @@ def test_report_round_trip_and_atomic_write(make_site: MakeSite, tmp_path: Path)
 def test_empty_corpus_checks_nothing() -> None:
     report = check_links([], Corpus(folder="x"))
     assert report.results == [] and not report.offline and not report.unverified()
+
+
+def test_same_links_give_the_same_report(make_site: MakeSite) -> None:
+    site = make_site()
+    site.routes["/a"] = html(TITLE)
+    site.routes["/b"] = redirect("/a")
+    site.routes["/c"] = html("Something else entirely")
+    urls = [site.url(p) for p in ("/a", "/b", "/c", "/d")]
+    corpus = corpus_of(*[(TITLE, u) for u in urls])
+    targets = [
+        LinkTarget(url=u, claimed_title=TITLE, where=f"route[{i}]") for i, u in enumerate(urls)
+    ]
+
+    def dump() -> list[dict[str, object]]:
+        report = check_links(targets, corpus, allow_private=True, settings=FAST)
+        return [r.model_dump(exclude={"checked_at"}) for r in report.results]
+
+    first = dump()
+    assert [r["status"] for r in first] == ["ok", "redirected-ok", "mismatch", "broken"]
+    assert dump() == first
