@@ -95,7 +95,8 @@ def _verdict(links: object | None, url: str) -> tuple[str, str]:
         return "unverified", ""
     status = str(getattr(result, "status", ""))
     checked_at = getattr(result, "checked_at", None)
-    checked = checked_at.date().isoformat() if hasattr(checked_at, "date") else str(checked_at or "")
+    date = getattr(checked_at, "date", None)
+    checked = date().isoformat() if callable(date) else str(checked_at or "")
     if status in VERIFIED_STATUSES:
         return "verified", checked[:10]
     if status in UNVERIFIED_STATUSES or not status:

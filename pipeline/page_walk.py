@@ -92,7 +92,7 @@ def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
     """One deterministic sentence per step: who got how many tokens, who emitted, who waited."""
     words = SENTENCES[lang]
     emitted_before: set[str] = set()
-    rows = []
+    rows: list[WalkRow] = []
     for step in trace.get("steps", []):
         scheduled: Mapping[str, int] = step.get("scheduled", {})
         emitted = set(step.get("emitted", []))
@@ -135,13 +135,10 @@ def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
     steps = trace.get("steps", [])
     requests: Mapping[str, Mapping[str, Any]] = trace.get("requests", {})
     old = [r for r in requests if r != newcomer]
-    gaps = [
-        b - a
-        for rid in old
-        for a, b in zip(
-            requests[rid].get("token_times", []), requests[rid].get("token_times", [])[1:]
-        )
-    ]
+    gaps: list[float] = []
+    for rid in old:
+        times = requests[rid].get("token_times", [])
+        gaps += [b - a for a, b in zip(times, times[1:], strict=False)]
     emitted_before: set[str] = set()
     stalls = 0
     for step in steps:

@@ -75,8 +75,8 @@ class CardView:
     id: str
     number: int
     total: int
-    name: str
-    name_en: str
+    name: Markup
+    name_en: Markup
     prev_id: str | None
     prev_number: int | None
     prev_problem: Prose | None
@@ -138,6 +138,9 @@ def _card(
     overrides: Mapping[str, Mapping[str, Any]] | None,
 ) -> CardView:
     lang = plan.lang
+    # Reading order inside a card: title, the note back to the previous card, the two lines,
+    # the body (panel captions are SVG text and cannot carry a <dfn>).
+    name, name_en = notes.prose(concept.name), notes.prose(concept.name_en)
     prev = plan.concept(concept.solves_problem_of) if concept.solves_problem_of else None
     prev_number = plan.concepts.index(prev) + 1 if prev is not None else None
     prev_problem = notes.prose(prev.problem_left) if prev is not None else None
@@ -157,6 +160,8 @@ def _card(
     # A term the card introduces but never spells out is still defined here, at its first use.
     forced = notes.force(concept.terms)
     all_notes = [
+        *name.notes,
+        *name_en.notes,
         *(prev_problem.notes if prev_problem else []),
         *solves.notes,
         *costs.notes,
@@ -167,8 +172,8 @@ def _card(
         id=concept.id,
         number=i + 1,
         total=len(plan.concepts),
-        name=concept.name,
-        name_en=concept.name_en,
+        name=name.html,
+        name_en=name_en.html,
         prev_id=prev.id if prev is not None else None,
         prev_number=prev_number,
         prev_problem=prev_problem,
@@ -241,7 +246,7 @@ def _environment() -> Environment:
 
 
 def _font_css(html: str) -> str:
-    faces = []
+    faces: list[str] = []
     for family, chars in sorted(font_text(html).items()):
         if chars:
             faces.extend(face.css() for face in subset_faces(family, chars))
@@ -265,7 +270,9 @@ def render_page(
     """The whole self-contained index.html; byte-identical for identical inputs."""
     lang = plan.lang
     notes = _Annotator(plan)
+    heading = notes.prose(config.title or plan.title)
     takeaway = notes.prose(plan.takeaway)
+    takeaway.notes[:0] = heading.notes
     thread = notes.prose(plan.main_thread.sentence)
     thread_svg = page_draw.main_thread_svg(plan, lang=lang)
     cast_svg = page_draw.cast_legend_svg(plan, lang=lang)
@@ -285,6 +292,7 @@ def render_page(
         "lang": lang,
         "t": words,
         "title": config.title or plan.title,
+        "heading": heading.html,
         "title_font": HAND_ZH if lang == "zh" else HAND_EN,
         "latin_font": HAND_EN,
         "page_id": _page_id(plan, config),

@@ -1,0 +1,260 @@
+"""The rendered page obeys the markup contract, the security rules and the reader rules (P1-P19)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+import pytest
+from bs4 import BeautifulSoup, Tag
+
+from pipeline.config import PageConfig
+from pipeline.plan import Plan
+from pipeline.render import render_page
+from tests.render.conftest import (
+    fixture_corpus,
+    fixture_links,
+    fixture_sim,
+    load_fixture_plan,
+)
+
+MAX_PAGE_BYTES = 400 * 1024
+
+
+@pytest.fixture(scope="module")
+def html(small_plan: Plan, small_config: PageConfig) -> str:
+    return render_page(
+        small_plan, fixture_corpus(), small_config, fixture_sim(), fixture_links(),
+        build_info={"commit": "abc123"},
+    )
+
+
+@pytest.fixture(scope="module")
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def _sha(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def test_every_card_has_exactly_two_lines_under_its_panels(soup: BeautifulSoup) -> None:
+    cards = soup.select("article.card")
+    assert len(cards) == 8
+    for card in cards:
+        panels = card.select_one("div.panels")
+        assert panels is not None
+        verdict = panels.find_next_sibling()
+        assert isinstance(verdict, Tag) and "verdict" in verdict.get("class", [])
+        lines = verdict.find_all(recursive=False)
+        assert [line.get("class") for line in lines] == [["line", "solves"], ["line", "costs"]]
+        assert lines[0].get_text().startswith("解决了：")
+        assert lines[1].get_text().startswith("代价：")
+        assert len(card.select("svg.panel")) == 2
+
+
+def test_card_markup_contract(soup: BeautifulSoup, small_plan: Plan) -> None:
+    for i, concept in enumerate(small_plan.concepts):
+        card = soup.select_one(f"article#card-{concept.id}")
+        assert card is not None and card["data-card"] == concept.id
+        assert card.select_one(".card-index").get_text() == f"{i + 1}/8"
+        for side in ("trouble", "fix"):
+            panel = card.select_one(f"svg#panel-{concept.id}-{side}")
+            assert panel is not None and panel["data-panel"] == f"{concept.id}/{side}"
+            assert panel["role"] == "img"
+        if i:
+            note = card.select_one(".prev-note a")
+            assert note is not None and note["href"] == f"#card-{small_plan.concepts[i - 1].id}"
+            assert "上一张留下的麻烦" in note.get_text()
+
+
+def test_one_stamp_per_card_with_initial_state_from_config(soup: BeautifulSoup) -> None:
+    expected = {"queue": "review", "batch": "next", "kv": "learned"}
+    for card in soup.select("article.card"):
+        stamps = card.select("button.stamp")
+        assert len(stamps) == 1
+        stamp = stamps[0]
+        assert stamp["type"] == "button" and stamp["aria-label"]
+        assert stamp["data-card"] == card["data-card"]
+        if card["data-card"] in expected:
+            assert stamp["data-state"] == expected[card["data-card"]]
+        faces = [f["data-face"] for f in stamp.select(".stamp-face")]
+        assert faces == ["learned", "review", "next"]
+
+
+def test_csp_hashes_match_the_inline_style_and_script(html: str) -> None:
+    styles = re.findall(r"<style>(.*?)</style>", html, flags=re.S)
+    scripts = re.findall(r"<script>(.*?)</script>", html, flags=re.S)
+    assert len(styles) == 1 and len(scripts) == 1
+    csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    assert csp is not None
+    policy = csp.group(1).replace("&#39;", "'")
+    assert policy.startswith("default-src 'none';")
+    assert f"style-src {_sha(styles[0])};" in policy
+    assert f"script-src {_sha(scripts[0])};" in policy
+    assert "font-src data:;" in policy and "img-src data:;" in policy
+    assert "unsafe-inline" not in policy
+
+
+def test_no_inline_handlers_and_no_style_attributes(html: str) -> None:
+    assert not re.search(r"<[^>]*\son[a-z]+\s*=", html)
+    # A style attribute would be blocked by the hash-only CSP.
+    assert not re.search(r"<[^>]*\sstyle\s*=", html)
+
+
+def test_only_route_and_source_links_leave_the_page(soup: BeautifulSoup, small_plan: Plan) -> None:
+    allowed = {stop.url for stop in small_plan.route} | fixture_corpus().urls()
+    for el in soup.find_all(src=True):
+        assert not re.match(r"^(https?:)?//", el["src"])
+    outside = [a["href"] for a in soup.find_all(href=True) if not a["href"].startswith("#")]
+    assert outside and all(h in allowed for h in outside)
+    assert not soup.find_all("link")
+    assert not soup.find_all(["iframe", "img", "object", "embed"])
+
+
+def test_lang_and_headings_in_order(soup: BeautifulSoup) -> None:
+    assert soup.html["lang"] == "zh"
+    levels = [int(h.name[1]) for h in soup.find_all(re.compile(r"^h[1-6]$"))]
+    assert levels[0] == 1 and levels.count(1) == 1
+    for before, after in zip(levels, levels[1:], strict=False):
+        assert after <= before + 1
+
+
+def test_sections_follow_the_page_order(soup: BeautifulSoup) -> None:
+    order = [s["data-section"] for s in soup.select("section.part")]
+    assert order == [
+        "takeaway", "main-thread", "cast", "cards", "ruler", "walkthrough", "route", "footer"
+    ]
+
+
+def test_every_svg_is_an_accessible_image(soup: BeautifulSoup) -> None:
+    for svg in soup.find_all("svg"):
+        assert svg.get("role") == "img"
+        children = [c.name for c in svg.find_all(recursive=False)]
+        assert children[:2] == ["title", "desc"]
+
+
+def _prose_text_nodes(soup: BeautifulSoup) -> list:
+    """Visible prose in reading order: outside SVGs, notes, the footer and the head."""
+    body = soup.body
+    assert body is not None
+    nodes = []
+    for node in body.find_all(string=True):
+        if node.find_parent(["svg", "footer", "aside", "script", "style"]) is not None:
+            continue
+        nodes.append(node)
+    return nodes
+
+
+def test_every_concept_term_is_defined_where_it_first_appears(
+    soup: BeautifulSoup, small_plan: Plan
+) -> None:
+    nodes = _prose_text_nodes(soup)
+    for concept in small_plan.concepts:
+        for term in concept.terms:
+            dfns = soup.select(f'dfn.term[data-term="{term}"]')
+            entry = next(g for g in small_plan.glossary if g.term == term)
+            names = [entry.term, *entry.aliases]
+            first = next(
+                (n for n in nodes if any(x.casefold() in n.casefold() for x in names)), None
+            )
+            if first is None:
+                # Never spelled out in prose: the introducing card's notes define it.
+                note = soup.select_one(f"#card-{concept.id} aside.defs")
+                assert note is not None and term in note.get_text()
+            else:
+                assert len(dfns) == 1, term
+                assert first.parent is dfns[0], term
+                assert dfns[0]["data-def"] == entry.definition
+                assert dfns[0]["tabindex"] == "0"
+    glossary = soup.select("footer dl.glossary dt")
+    assert [dt.get_text() for dt in glossary] == [g.term for g in small_plan.glossary]
+
+
+def test_walkthrough_rows_and_table_come_from_the_traces(soup: BeautifulSoup) -> None:
+    sim = fixture_sim()
+    steps = sim.traces["chunk/with"]["steps"]
+    rows = soup.select("section[data-section=walkthrough] li.step")
+    assert len(rows) == len(steps)
+    assert "D 预填充 5 个 token" in rows[1].get_text()
+    table = soup.select_one("table.compare")
+    assert table is not None and "示意值" in table.caption.get_text()
+    ttft = table.select("tbody tr")[0]
+    assert [td.get_text() for td in ttft.select("td")] == ["1", "2"]
+
+
+def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
+    stops = soup.select("ol.route li.stop")
+    assert len(stops) == 3
+    # Link check counted 2000 words → 10 min at 200 words/min; verified with its date.
+    assert "约 10 分钟" in stops[0].get_text()
+    assert stops[0]["data-verdict"] == "verified" and "2025-03-01" in stops[0].get_text()
+    assert stops[0].select_one(".tick svg") is not None
+    # Offline check: unverified, and the reading list gives no length.
+    assert stops[1]["data-verdict"] == "unverified" and "未核实" in stops[1].get_text()
+    assert "篇幅未知" in stops[1].get_text()
+    # Not in the link report; the ingested Chinese article has 900 characters → 3 min.
+    assert "约 3 分钟" in stops[2].get_text() and "未核实" in stops[2].get_text()
+    assert "300 字/分钟" in soup.select_one(".route-rule").get_text()
+
+
+def test_footer_has_licences_illustrative_note_and_build_info(soup: BeautifulSoup) -> None:
+    footer = soup.select_one("section[data-section=footer]")
+    assert footer is not None
+    assert "Open Font License" in footer.select_one("details.licences").get_text()
+    assert "示意值" in footer.get_text()
+    assert "abc123" in footer.select_one("dl.build").get_text()
+
+
+def test_render_is_deterministic(small_plan: Plan, small_config: PageConfig, html: str) -> None:
+    again = render_page(
+        small_plan, fixture_corpus(), small_config, fixture_sim(), fixture_links(),
+        build_info={"commit": "abc123"},
+    )
+    assert again == html
+
+
+def test_page_is_small(html: str) -> None:
+    size = len(html.encode("utf-8"))
+    print(f"fixture page: {size / 1024:.1f} KB")
+    assert size < MAX_PAGE_BYTES
+
+
+def test_fonts_are_embedded_subsets_only(html: str) -> None:
+    faces = re.findall(r"@font-face\{font-family:'([^']+)'", html)
+    assert "Ma Shan Zheng" in faces and "Patrick Hand" in faces
+    assert "fonts.googleapis" not in html and "url(http" not in html
+
+
+def test_untrusted_text_is_escaped(small_config: PageConfig) -> None:
+    plan = load_fixture_plan()
+    evil = "<script>alert(1)</script>"
+    plan.title = "标题<script>x</script>"
+    plan.concepts[1].body = f"正文 {evil} 结束。"
+    plan.concepts[1].solves = '<img src=x onerror="alert(2)">'
+    plan.concepts[1].trouble.caption = "<script>坏</script>"
+    plan.glossary[0].definition = "定义<b>粗</b>。"
+    plan.route[0].url = "javascript:alert(3)"
+    out = render_page(plan, fixture_corpus(), small_config, fixture_sim(), None)
+    assert "<script>alert" not in out and "<script>x" not in out and "<script>坏" not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    assert "<img" not in out and "<b>粗" not in out
+    assert "javascript:" not in out
+    assert len(re.findall(r"<script>", out)) == 1
+
+
+def test_english_page_uses_english_labels() -> None:
+    plan = load_fixture_plan("plan_small_en.json")
+    out = render_page(plan, fixture_corpus(), PageConfig(lang="en"), fixture_sim(), None)
+    soup = BeautifulSoup(out, "html.parser")
+    assert soup.html["lang"] == "en"
+    card = soup.select_one("article.card")
+    lines = card.select(".verdict .line")
+    assert lines[0].get_text().startswith("Solves: ") and lines[1].get_text().startswith("Costs: ")
+    assert [f.get_text() for f in card.select(".panel-label")] == ["trouble", "fix"]
+    assert soup.select_one("button.stamp")["aria-label"].startswith("Progress:")
+    assert "unverified" in soup.select_one("ol.route").get_text()
+    assert soup.select_one("h1")["data-font"] == "Patrick Hand"
+    assert not re.search(r"[\u4e00-\u9fff]", soup.select_one("section[data-section=walkthrough]")
+                         .get_text())
