@@ -178,6 +178,28 @@ def preset_workload(name: str) -> dict[str, Any]:
     raise PresetNotFound(name, preset_names())
 
 
+def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:
+    """Decode-step time and decode tokens/s of the roofline scenario (steps after the prefill)."""
+    decode = [s for s in trace["steps"][1:] if all(n == 1 for n in s["scheduled"].values())]
+    step_ms = sum(s["end"] - s["start"] for s in decode) / len(decode)
+    batch = len(decode[0]["scheduled"])
+    return {
+        "batch": batch,
+        "decode_step_ms": round(step_ms, 3),
+        "decode_tokens_per_s": round(batch / step_ms * 1000.0, 1),
+    }
+
+
+FIGURES = {"arithmetic": arithmetic_figures}
+
+
 def run_preset(name: str, *, detail: bool = True) -> dict[str, Any]:
-    """Run a preset and return its trace (with `engine`, `scenario` and per-step detail)."""
-    return run_workload(preset_workload(name), detail=detail)
+    """Run a preset and return its trace (with `engine`, `scenario` and per-step detail).
+
+    With detail, scenarios listed in `FIGURES` also carry a top-level `figures` dict.
+    """
+    trace = run_workload(preset_workload(name), detail=detail)
+    sid = name.partition("/")[0]
+    if detail and sid in FIGURES:
+        trace["figures"] = FIGURES[sid](trace)
+    return trace

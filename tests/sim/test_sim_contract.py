@@ -1,0 +1,135 @@
+"""Trace contract: JSON Schema, exact keys without detail, CLI errors, determinism."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from sim import WorkloadError, run_workload
+from sim.scenarios import preset_names, run_preset
+from sim.trace import dumps
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "sim" / "trace.schema.json").read_text(encoding="utf-8"))
+STEP_KEYS = {"index", "start", "end", "scheduled", "preempted", "emitted", "finished",
+             "free_blocks", "running", "waiting"}
+REQUEST_KEYS = {"arrival", "first_token", "finish", "output_tokens", "token_times", "ttft",
+                "tpot", "e2el", "preemptions", "prefix_hit_tokens"}
+SUMMARY_KEYS = {"duration", "output_throughput", "request_throughput", "ttft", "tpot", "itl", "e2el"}
+
+
+def sim_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=REPO, capture_output=True,
+                          text=True, input=stdin, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_every_preset_validates_against_schema(name: str) -> None:
+    jsonschema.validate(run_preset(name, detail=True), SCHEMA)
+    jsonschema.validate(run_preset(name, detail=False), SCHEMA)
+
+
+def test_without_detail_exactly_the_contract() -> None:
+    trace = run_preset("batching/with", detail=False)
+    assert set(trace) == {"steps", "requests", "summary"}
+    assert all(set(s) == STEP_KEYS for s in trace["steps"])
+    assert all(set(r) == REQUEST_KEYS for r in trace["requests"].values())
+    assert set(trace["summary"]) == SUMMARY_KEYS
+
+
+def test_detail_fields() -> None:
+    trace = run_preset("kv_alloc/without", detail=True)
+    assert trace["engine"]["kv_alloc"] == "reserve_max"
+    assert trace["scenario"]["id"] == "kv_alloc" and trace["scenario"]["variant"] == "without"
+    step = trace["steps"][0]
+    assert step["reserved"] == {"A": 12, "B": 8, "C": 12}
+    assert step["blocks"] == {"A": 3, "B": 2, "C": 3}
+    assert step["computed"] == {"A": 3, "B": 2, "C": 3}
+    assert step["tokens"] == {"A": 4, "B": 3, "C": 4}
+
+
+def test_cli_run_output_validates(tmp_path: Path) -> None:
+    workload = {"engine": {"max_num_batched_tokens": 8, "max_num_seqs": 4}, "cost": {"kind": "unit"},
+                "requests": [{"id": "A", "arrival": 0.0, "prompt_tokens": 10, "max_tokens": 5},
+                             {"id": "B", "arrival": 1.0, "prompt_ids": [5, 6, 7, 8], "max_tokens": 3}]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(workload), encoding="utf-8")
+    proc = sim_cli("run", str(path))
+    assert proc.returncode == 0, proc.stderr
+    trace = json.loads(proc.stdout)
+    jsonschema.validate(trace, SCHEMA)
+    assert trace == run_workload(workload)
+    proc = sim_cli("run", "--preset", "golden-4", "--detail")
+    assert proc.returncode == 0
+    jsonschema.validate(json.loads(proc.stdout), SCHEMA)
+
+
+BAD: list[tuple[dict[str, Any], str]] = [
+    ({"requests": [{"id": "A", "prompt_tokens": 3, "colour": "red"}]}, "requests[0].colour"),
+    ({"engine": {"speed": 3}, "requests": []}, "engine.speed"),
+    ({"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "B", "prompt_tokens": -1}]},
+     "requests[1].prompt_tokens"),
+    ({"requests": [{"id": "A", "prompt_tokens": 3, "max_tokens": -2}]}, "requests[0].max_tokens"),
+    ({"engine": {"max_model_len": 16},
+      "requests": [{"id": "A", "prompt_tokens": 3}, {"id": "B", "prompt_tokens": 3},
+                   {"id": "C", "prompt_tokens": 17}]}, "requests[2].prompt_tokens"),
+    ({"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "A", "prompt_tokens": 4}]}, "requests[1].id"),
+    ({"engine": {"max_num_batched_tokens": 4, "max_num_seqs": 8}, "requests": []},
+     "engine.max_num_batched_tokens"),
+    ({"cost": {"kind": "magic"}}, "cost.kind"),
+]
+
+
+@pytest.mark.parametrize(("workload", "path"), BAD)
+def test_bad_workload_raises_with_path(workload: dict[str, Any], path: str) -> None:
+    with pytest.raises(WorkloadError) as err:
+        run_workload(workload)
+    assert err.value.path == path
+
+
+@pytest.mark.parametrize(("workload", "path"), BAD[:3] + BAD[4:7])
+def test_cli_bad_workload_one_line_exit_2(tmp_path: Path, workload: dict[str, Any], path: str) -> None:
+    file = tmp_path / "bad.json"
+    file.write_text(json.dumps(workload), encoding="utf-8")
+    proc = sim_cli("run", str(file))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {path}: ")
+
+
+def test_cli_unknown_preset_and_bad_json(tmp_path: Path) -> None:
+    proc = sim_cli("run", "--preset", "nope/with")
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    file = tmp_path / "broken.json"
+    file.write_text("{not json", encoding="utf-8")
+    proc = sim_cli("run", str(file))
+    assert proc.returncode == 2 and proc.stderr.startswith("error: $: invalid JSON")
+
+
+def test_cli_help_for_each_command() -> None:
+    for cmd in ("run", "table", "presets", "sweep", "bench"):
+        proc = sim_cli(cmd, "--help")
+        assert proc.returncode == 0 and "usage:" in proc.stdout
+
+
+def test_same_preset_twice_is_byte_identical() -> None:
+    for name in ("batching/with", "prefix_cache/with", "golden-11", "metrics/without"):
+        assert dumps(run_preset(name)) == dumps(run_preset(name))
+    a = sim_cli("run", "--preset", "preemption/with", "--detail").stdout
+    b = sim_cli("run", "--preset", "preemption/with", "--detail").stdout
+    assert a == b and a
+
+
+def test_generated_workload_is_deterministic() -> None:
+    gen = {"n": 30, "seed": 5, "arrival": {"kind": "poisson", "rate": 0.5},
+           "prompt": {"kind": "long_tail", "median": 20, "sigma": 1.0, "max": 200},
+           "output": {"kind": "uniform", "low": 1, "high": 9}}
+    first = dumps(run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}}))
+    assert first == dumps(run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}}))
