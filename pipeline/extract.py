@@ -213,6 +213,8 @@ class _PlanJob:
 
     def input_tokens(self, corpus_block: str) -> int:
         request = self._request([self._first_message(corpus_block)], PLAN_MAX_TOKENS)
+        if self.session.has_answer(request):
+            return 0  # answered before at this size: no need to count (works offline)
         counted = self.session.client.count_tokens(request)
         return counted if counted is not None else estimate_tokens(self.system + corpus_block)
 
@@ -325,10 +327,16 @@ class _Session:
         self.cached_calls = 0
         self._asked: set[str] = set()
 
+    def _key(self, request: LLMRequest) -> str:
+        body = json.dumps(request.body(self.client.model), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+    def has_answer(self, request: LLMRequest) -> bool:
+        return not self.refresh and self._load(self._key(request)) is not None
+
     def call(self, request: LLMRequest) -> LLMReply:
         while True:
-            key = hashlib.sha256(json.dumps(request.body(self.client.model), sort_keys=True,
-                                            ensure_ascii=False).encode("utf-8")).hexdigest()
+            key = self._key(request)
             # A request repeated within this run (a repair round that got the same answer)
             # goes to the model again: replaying the cached answer would only repeat it.
             cached = None if self.refresh or key in self._asked else self._load(key)

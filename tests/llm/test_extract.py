@@ -169,6 +169,23 @@ def test_unauthorized_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, 
     assert len(fake.messages()) == 1  # never retried
 
 
+def test_forbidden_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [error_reply(403, "permission_error", "no access to this model")]
+    with pytest.raises(LLMError, match="403"):
+        _extract(corpus, tmp_path / "out")
+    assert len(fake.messages()) == 1
+
+
+def test_server_errors_exhaust_bounded_retries(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    fake.replies = [error_reply(500, "api_error", "boom", {"retry-after-ms": "1"})] * 6
+    client = LLMClient(TEST_KEY, base_url=fake.url, max_retries=2)
+    with pytest.raises(LLMError) as err:
+        run_extraction(client, corpus, lang="zh", stuck=[], out_dir=tmp_path / "out",
+                       scenarios=SCENARIOS, values_for=values_for)
+    assert "500 api_error: boom after 3 attempt(s)" in str(err.value)
+    assert len(fake.messages()) == 3
+
+
 def test_no_key_is_environment_missing(corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(EnvironmentMissing) as err:
@@ -206,6 +223,7 @@ def test_cache_reuses_identical_request_unless_refresh(fake: FakeAnthropic, corp
     second = _extract(corpus, out)
     assert second.cached and not first.cached
     assert len(fake.messages()) == 1
+    assert len([r for r in fake.requests if r.path.endswith("count_tokens")]) == 1
     assert second.plan.concepts == first.plan.concepts
     assert second.usage.calls == 0 and second.cost_usd == 0
     assert "from the cache" in format_usage(second)
