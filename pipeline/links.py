@@ -23,19 +23,19 @@ from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Literal
-from urllib.parse import unquote, urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import InputError, OutputError
 from pipeline.links_match import (
-    TITLE_MATCH_THRESHOLD,
+    SIBLING_SAME,
     PageFacts,
-    best_title_match,
+    hidden_not_found,
     is_site_root,
-    not_found_phrase,
     read_page,
+    right_page,
     same_page,
 )
 from pipeline.plan import Plan
@@ -606,7 +606,7 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
 
     def result(status: LinkStatus, evidence: str, **extra: object) -> LinkResult:
         return LinkResult.model_validate(
-            {**base, "status": status, "evidence": evidence + retried, **extra}
+            {**base, "status": status, "evidence": evidence.rstrip(".") + retried + ".", **extra}
         )
 
     if a.failure == "refused":
@@ -619,51 +619,20 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
         return result("broken", f"The server answered HTTP {a.status}.")
     facts = _facts(a)
     shown = {"title_found": facts.title, "words": facts.words}
-    if outcome.chain and is_site_root(a.url) and not is_site_root(target.url):
-        return result(
-            "soft-404", f"Redirected to the site's front page {a.url}, a hidden not-found.", **shown
-        )
-    phrase = not_found_phrase(facts.titles)
-    if phrase:
-        return result(
-            "soft-404", f"HTTP {a.status} but the page says '{phrase}' (title or heading).", **shown
-        )
+    hidden = hidden_not_found(target.url, a.url, bool(outcome.chain), facts)
+    if hidden:
+        return result("soft-404", f"HTTP {a.status} but {hidden}.", **shown)
     if checker.s.soft404_probe and facts.kind == "html" and not is_site_root(a.url):
         sibling = await checker.probe(a.url)
         if sibling is not None and same_page(sibling.text, facts.text):
-            return result(
-                "soft-404",
-                "A made-up sibling URL returns the same page, so this one proves nothing.",
-                **shown,
-            )
-    score, which = best_title_match(target.claimed_title, facts.titles)
-    if score < TITLE_MATCH_THRESHOLD:
-        seen = f"'{facts.title}'" if facts.title else "no title or heading"
-        return result(
-            "mismatch",
-            f"The page shows {seen}, not the claimed '{target.claimed_title}' (similarity {score:.2f}).",
-            **shown,
-        )
-    fragment = unquote(urlsplit(target.url).fragment)
-    fragment_ok: bool | None = None
-    if fragment and facts.kind == "html" and not fragment.startswith(":~:"):
-        fragment_ok = fragment in facts.anchors
-        if not fragment_ok:
-            read = " in the part read" if a.truncated else ""
-            return result(
-                "broken",
-                f"The page is right but has no anchor '#{fragment}'{read}.",
-                fragment_ok=False,
-                **shown,
-            )
-    moved = outcome.chain and normalize_url(a.url) != normalize_url(target.url)
-    status: LinkStatus = "redirected-ok" if moved else "ok"
-    via = f" after {len(outcome.chain)} redirect(s) to {a.url}" if moved else ""
+            return result("soft-404", f"HTTP {a.status} but {SIBLING_SAME}.", **shown)
+    verdict = right_page(target.claimed_title, target.url, facts, a.truncated)
+    status: LinkStatus = verdict.status
+    if status == "ok" and outcome.chain and normalize_url(a.url) != normalize_url(target.url):
+        status = "redirected-ok"
+        verdict.evidence += f", after {len(outcome.chain)} redirect(s) to {a.url}"
     return result(
-        status,
-        f"HTTP {a.status}{via}; the page title '{which}' matches (similarity {score:.2f}).",
-        fragment_ok=fragment_ok,
-        **shown,
+        status, f"HTTP {a.status}: {verdict.evidence}", fragment_ok=verdict.fragment_ok, **shown
     )
 
 

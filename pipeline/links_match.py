@@ -12,7 +12,8 @@ import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from urllib.parse import urlsplit
+from typing import Literal
+from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 
@@ -220,4 +221,50 @@ def same_page(a: str, b: str) -> bool:
         return True
     return SequenceMatcher(None, a, b, autojunk=False).quick_ratio() >= SAME_PAGE_THRESHOLD and (
         SequenceMatcher(None, a, b, autojunk=False).ratio() >= SAME_PAGE_THRESHOLD
+    )
+
+
+SIBLING_SAME = "a made-up sibling URL returns the same page, so this one proves nothing"
+
+
+def hidden_not_found(url: str, final_url: str, redirected: bool, facts: PageFacts) -> str | None:
+    """Why a 200 answer is really a not-found (redirect to the front page, a not-found title)."""
+    if redirected and is_site_root(final_url) and not is_site_root(url):
+        return f"it redirects to the site's front page {final_url}, a hidden not-found"
+    phrase = not_found_phrase(facts.titles)
+    if phrase:
+        return f"the page says '{phrase}' in its title or heading"
+    return None
+
+
+@dataclass
+class PageVerdict:
+    """Whether a fetched page is the claimed one, and its #fragment exists."""
+
+    status: Literal["ok", "mismatch", "broken"]
+    evidence: str
+    fragment_ok: bool | None = None
+
+
+def right_page(claimed: str, url: str, facts: PageFacts, truncated: bool) -> PageVerdict:
+    """Compare the page's titles with the claimed title, then look for the URL's #fragment."""
+    score, which = best_title_match(claimed, facts.titles)
+    if score < TITLE_MATCH_THRESHOLD:
+        seen = f"'{facts.title}'" if facts.title else "no title or heading"
+        return PageVerdict(
+            "mismatch",
+            f"the page shows {seen}, not the claimed '{claimed}' (similarity {score:.2f})",
+        )
+    fragment = unquote(urlsplit(url).fragment)
+    fragment_ok: bool | None = None
+    # Text fragments (#:~:text=) and PDF page fragments are not element ids: nothing to look up.
+    if fragment and facts.kind == "html" and not fragment.startswith(":~:"):
+        fragment_ok = fragment in facts.anchors
+        if not fragment_ok:
+            read = " in the part read" if truncated else ""
+            return PageVerdict(
+                "broken", f"the page is right but has no anchor '#{fragment}'{read}", False
+            )
+    return PageVerdict(
+        "ok", f"the page title '{which}' matches (similarity {score:.2f})", fragment_ok
     )

@@ -8,10 +8,12 @@ from pipeline.links import LinkSettings, LinkTarget, check_links, collect_target
 from pipeline.links_match import (
     best_title_match,
     count_words,
+    hidden_not_found,
     html_facts,
     is_site_root,
     not_found_phrase,
     read_page,
+    right_page,
     same_page,
     title_similarity,
 )
@@ -155,3 +157,14 @@ def test_same_page_and_site_root() -> None:
     assert not same_page("", "")
     assert is_site_root("https://x.example/") and is_site_root("https://x.example")
     assert not is_site_root("https://x.example/?p=12") and not is_site_root("https://x.example/a")
+
+
+def test_right_page_fragments_and_hidden_not_found() -> None:
+    facts = html_facts(b"<title>Prefix Caching</title><h2 id='how'>x</h2>", None)
+    assert right_page("Prefix Caching", "https://x.example/p#how", facts, False).fragment_ok is True
+    text_fragment = right_page("Prefix Caching", "https://x.example/p#:~:text=cache", facts, False)
+    assert (text_fragment.status, text_fragment.fragment_ok) == ("ok", None)
+    truncated = right_page("Prefix Caching", "https://x.example/p#later", facts, True)
+    assert truncated.status == "broken" and "part read" in truncated.evidence
+    assert hidden_not_found("https://x.example/p", "https://x.example/", True, facts) is not None
+    assert hidden_not_found("https://x.example/", "https://x.example/", True, facts) is None
