@@ -253,3 +253,22 @@ def test_example_folder() -> None:
     assert corpus.reading_list[0].words == first.words
     assert all(corpus.has_url(s.url or "") for s in corpus.sources)
     json.loads(corpus.model_dump_json())
+
+
+def test_html_without_declared_charset_and_title_fallbacks(tmp_path: Path) -> None:
+    root = tmp_path / "h"
+    root.mkdir()
+    (root / "gbk-undeclared.htm").write_bytes(
+        f"<html><body><h1>调度器</h1><p>{ZH}</p></body></html>".encode("gbk"))
+    (root / "og.html").write_text(
+        '<html lang="en"><head><meta property="og:title" content="OG Title">'
+        '<meta property="og:url" content="https://og.example/post"></head>'
+        "<body><header>Site menu</header><main><p>First line<br>second line</p></main></body></html>",
+        encoding="utf-8")
+    by_path = {s.path: s for s in ingest_folder(root).sources}
+    gbk = by_path["gbk-undeclared.htm"]
+    assert (gbk.encoding, gbk.title, gbk.lang) == ("gb18030", "调度器", "zh")
+    assert ZH in gbk.text
+    og = by_path["og.html"]
+    assert (og.title, og.url, og.lang) == ("OG Title", "https://og.example/post", "en")
+    assert [p.text for p in og.paragraphs] == ["First line\nsecond line"]  # site header dropped
