@@ -40,32 +40,78 @@ class Canvas:
     def rng(self, element_id: str) -> rough.Rng:
         return rough.Rng(f"{self.svg_id}/{element_id}")
 
-    def stroke(self, d: str, colour: str = INK, width: float | None = None,
-               dashed: bool = False, opacity: float | None = None) -> None:
-        self.shapes.append(element("path", {
-            "d": d, "stroke": None if colour == INK else colour,
-            "stroke-width": width, "stroke-dasharray": FREED_DASH if dashed else None,
-            "stroke-opacity": opacity,
-        }))
+    def stroke(
+        self,
+        d: str,
+        colour: str = INK,
+        width: float | None = None,
+        dashed: bool = False,
+        opacity: float | None = None,
+    ) -> None:
+        self.shapes.append(
+            element(
+                "path",
+                {
+                    "d": d,
+                    "stroke": None if colour == INK else colour,
+                    "stroke-width": width,
+                    "stroke-dasharray": FREED_DASH if dashed else None,
+                    "stroke-opacity": opacity,
+                },
+            )
+        )
 
     def fill(self, d: str, colour: str, opacity: float | None = None) -> None:
-        self.shapes.append(element("path", {
-            "d": d, "fill": colour, "fill-opacity": opacity, "stroke": "none",
-        }))
+        self.shapes.append(
+            element(
+                "path",
+                {
+                    "d": d,
+                    "fill": colour,
+                    "fill-opacity": opacity,
+                    "stroke": "none",
+                },
+            )
+        )
 
-    def shape(self, d: str, *, fill: str | None = None, opacity: float | None = None,
-              colour: str | None = INK, width: float | None = None, dashed: bool = False) -> None:
+    def shape(
+        self,
+        d: str,
+        *,
+        fill: str | None = None,
+        opacity: float | None = None,
+        colour: str | None = INK,
+        width: float | None = None,
+        dashed: bool = False,
+    ) -> None:
         """One path that is both tinted and outlined (cheaper than a fill plus a stroke)."""
-        self.shapes.append(element("path", {
-            "d": d, "fill": fill, "fill-opacity": opacity if fill else None,
-            "stroke": "none" if colour is None else (None if colour == INK else colour),
-            "stroke-width": width, "stroke-dasharray": FREED_DASH if dashed else None,
-        }))
+        self.shapes.append(
+            element(
+                "path",
+                {
+                    "d": d,
+                    "fill": fill,
+                    "fill-opacity": opacity if fill else None,
+                    "stroke": "none" if colour is None else (None if colour == INK else colour),
+                    "stroke-width": width,
+                    "stroke-dasharray": FREED_DASH if dashed else None,
+                },
+            )
+        )
 
     def dot(self, x: float, y: float, r: float, colour: str = INK) -> None:
-        self.shapes.append(element("circle", {
-            "cx": x, "cy": y, "r": r, "fill": colour, "stroke": "none",
-        }))
+        self.shapes.append(
+            element(
+                "circle",
+                {
+                    "cx": x,
+                    "cy": y,
+                    "r": r,
+                    "fill": colour,
+                    "stroke": "none",
+                },
+            )
+        )
 
     def raw(self, markup: str) -> None:
         self.shapes.append(markup)
@@ -86,33 +132,68 @@ class Canvas:
             f'xChannelSelector="R" yChannelSelector="G"/></filter></defs>'
         )
 
-    def svg(self, *, css_class: str, title: str, desc: str,
-            extra: Mapping[str, object] | None = None, element_id: str | None = None) -> str:
+    def svg(
+        self,
+        *,
+        css_class: str,
+        title: str,
+        desc: str,
+        extra: Mapping[str, object] | None = None,
+        element_id: str | None = None,
+    ) -> str:
         head: dict[str, object] = {"class": css_class}
         if element_id:
             head["id"] = element_id
         head.update(extra or {})
-        head.update({"role": "img", "viewBox": f"0 0 {num(self.width)} {num(self.height)}",
-                     "xmlns": "http://www.w3.org/2000/svg"})
+        head.update(
+            {
+                "role": "img",
+                "viewBox": f"0 0 {num(self.width)} {num(self.height)}",
+                "xmlns": "http://www.w3.org/2000/svg",
+            }
+        )
         ink_attrs: dict[str, object] = {"class": "ink"}
         if self.wobble:
             ink_attrs["filter"] = f"url(#{self.filter_id()})"
-        ink_attrs.update({"fill": "none", "stroke": INK, "stroke-width": INK_WIDTH,
-                          "stroke-linecap": "round", "stroke-linejoin": "round"})
+        ink_attrs.update(
+            {
+                "fill": "none",
+                "stroke": INK,
+                "stroke-width": INK_WIDTH,
+                "stroke-linecap": "round",
+                "stroke-linejoin": "round",
+            }
+        )
         body = (
-            element("title", {}, esc(title)) + element("desc", {}, esc(desc))
+            element("title", {}, esc(title))
+            + element("desc", {}, esc(desc))
             + (self.defs() if self.wobble else "")
             + element("g", ink_attrs, "".join(merge_paths(self.shapes)))
-            + element("g", {"class": "words", "fill": INK, "font-family": WORDS_FAMILY,
-                            "font-size": WORDS_SIZE, "text-anchor": "middle"},
-                      self.layout.markup())
+            + element(
+                "g",
+                {
+                    "class": "words",
+                    "fill": INK,
+                    "font-family": WORDS_FAMILY,
+                    "font-size": WORDS_SIZE,
+                    "text-anchor": "middle",
+                },
+                self.layout.markup(),
+            )
         )
         return element("svg", head, body)
 
 
-def new_canvas(svg_id: str, width: float, height: float, inset: float, lang: str, owner: str,
-               overrides: Mapping[str, Mapping[str, object]] | None = None,
-               wobble: bool = True) -> Canvas:
+def new_canvas(
+    svg_id: str,
+    width: float,
+    height: float,
+    inset: float,
+    lang: str,
+    owner: str,
+    overrides: Mapping[str, Mapping[str, object]] | None = None,
+    wobble: bool = True,
+) -> Canvas:
     layout = TextLayout(svg_id, width, height, inset, lang, owner, dict(overrides or {}))
     return Canvas(svg_id, width, height, layout, wobble)
 

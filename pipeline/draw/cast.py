@@ -26,8 +26,14 @@ def bean_outline(cx: float, cy: float) -> list[tuple[float, float]]:
     """A bean: a little narrower at the top, the bottom slightly flattened."""
     hw, hh = BEAN_W / 2, BEAN_H / 2
     return [
-        (cx, cy - hh), (cx + hw * 0.78, cy - hh * 0.72), (cx + hw, cy), (cx + hw * 0.86, cy + hh * 0.72),
-        (cx, cy + hh), (cx - hw * 0.86, cy + hh * 0.72), (cx - hw, cy), (cx - hw * 0.78, cy - hh * 0.72),
+        (cx, cy - hh),
+        (cx + hw * 0.78, cy - hh * 0.72),
+        (cx + hw, cy),
+        (cx + hw * 0.86, cy + hh * 0.72),
+        (cx, cy + hh),
+        (cx - hw * 0.86, cy + hh * 0.72),
+        (cx - hw, cy),
+        (cx - hw * 0.78, cy - hh * 0.72),
     ]
 
 
@@ -36,15 +42,27 @@ def _face(cv: Canvas, eid: str, cx: float, cy: float, state: str) -> None:
     rng = cv.rng(f"{eid}/face")
     if state == "freed":
         for ex in (cx - 5, cx + 5):
-            cv.stroke(rough.line(rng, (ex - 2, ey - 2), (ex + 2, ey + 2), 0.2, 1)
-                      + rough.line(rng, (ex + 2, ey - 2), (ex - 2, ey + 2), 0.2, 1), width=1.3)
-        cv.stroke(rough.curve(rng, [(cx - 4, cy - 2), (cx - 1.5, cy - 3.5), (cx + 1.5, cy - 1.5),
-                                    (cx + 4, cy - 3)], 0.1, 1), width=1.2)
+            cv.stroke(
+                rough.line(rng, (ex - 2, ey - 2), (ex + 2, ey + 2), 0.2, 1)
+                + rough.line(rng, (ex + 2, ey - 2), (ex - 2, ey + 2), 0.2, 1),
+                width=1.3,
+            )
+        cv.stroke(
+            rough.curve(
+                rng,
+                [(cx - 4, cy - 2), (cx - 1.5, cy - 3.5), (cx + 1.5, cy - 1.5), (cx + 4, cy - 3)],
+                0.1,
+                1,
+            ),
+            width=1.2,
+        )
         return
     if state == "idle":
         for ex in (cx - 5, cx + 5):
-            cv.stroke(rough.curve(rng, [(ex - 2.2, ey), (ex, ey + 1.3), (ex + 2.2, ey)], 0.1, 1),
-                      width=1.2)
+            cv.stroke(
+                rough.curve(rng, [(ex - 2.2, ey), (ex, ey + 1.3), (ex + 2.2, ey)], 0.1, 1),
+                width=1.2,
+            )
         cv.stroke(rough.line(rng, (cx - 2.5, cy - 3), (cx + 2.5, cy - 3), 0.2, 1), width=1.2)
         return
     eye_r = 2.0 if state == "new" else 1.6
@@ -53,33 +71,61 @@ def _face(cv: Canvas, eid: str, cx: float, cy: float, state: str) -> None:
     if state == "new":
         cv.stroke(rough.ellipse(rng, cx, cy - 2.8, 1.9, 2.2, 0.1, 1), width=1.2)
     elif state == "running":
-        cv.stroke(rough.curve(rng, [(cx - 4.5, cy - 4), (cx, cy - 1), (cx + 4.5, cy - 4)], 0.1, 1),
-                  width=1.3)
+        cv.stroke(
+            rough.curve(rng, [(cx - 4.5, cy - 4), (cx, cy - 1), (cx + 4.5, cy - 4)], 0.1, 1),
+            width=1.3,
+        )
     else:  # stored: calm, a small contented line
-        cv.stroke(rough.curve(rng, [(cx - 3, cy - 3), (cx, cy - 2), (cx + 3, cy - 3)], 0.1, 1),
-                  width=1.2)
+        cv.stroke(
+            rough.curve(rng, [(cx - 3, cy - 3), (cx, cy - 2), (cx + 3, cy - 3)], 0.1, 1), width=1.2
+        )
 
 
-def bean(cv: Canvas, letter: str, cx: float, cy: float, state: str, *, eid: str | None = None,
-         focus: bool = False) -> None:
+def bean(
+    cv: Canvas,
+    letter: str,
+    cx: float,
+    cy: float,
+    state: str,
+    *,
+    eid: str | None = None,
+    focus: bool = False,
+) -> None:
     """Draw request `letter` as a bean centred on (cx, cy) in `state`."""
     eid = eid or f"bean-{letter}-{num(cx)}-{num(cy)}"
     rng = cv.rng(eid)
     pts = bean_outline(cx, cy)
-    cv.shape(rough.blob(rng, pts, ICON_ROUGHNESS, 1), fill=colour(state), opacity=TINT_OPACITY,
-             colour=colour("freed") if state == "freed" else INK, width=1.6,
-             dashed=state == "freed")
+    cv.shape(
+        rough.blob(rng, pts, ICON_ROUGHNESS, 1),
+        fill=colour(state),
+        opacity=TINT_OPACITY,
+        colour=colour("freed") if state == "freed" else INK,
+        width=1.6,
+        dashed=state == "freed",
+    )
     # feet: two short strokes make the bean stand like a character, not a token
     for fx in (cx - 5, cx + 5):
-        cv.stroke(rough.line(rng, (fx, cy + BEAN_H / 2 - 1), (fx + (1 if fx > cx else -1), cy + BEAN_H / 2 + 4),
-                             0.3, 1), width=1.4)
+        cv.stroke(
+            rough.line(
+                rng,
+                (fx, cy + BEAN_H / 2 - 1),
+                (fx + (1 if fx > cx else -1), cy + BEAN_H / 2 + 4),
+                0.3,
+                1,
+            ),
+            width=1.4,
+        )
     _face(cv, eid, cx, cy, state)
     if state == "idle":
-        cv.stroke(rough.line(rng, (cx + 9, cy - 17), (cx + 13, cy - 17), 0.2, 1)
-                  + rough.line(rng, (cx + 13, cy - 17), (cx + 9, cy - 13), 0.2, 1)
-                  + rough.line(rng, (cx + 9, cy - 13), (cx + 13, cy - 13), 0.2, 1), width=1.0)
-    cv.layout.place(letter, x=cx, cy=cy + 6.5, role="name", size=BEAN_LETTER_SIZE, floor=None,
-                    max_width=BEAN_W)
+        cv.stroke(
+            rough.line(rng, (cx + 9, cy - 17), (cx + 13, cy - 17), 0.2, 1)
+            + rough.line(rng, (cx + 13, cy - 17), (cx + 9, cy - 13), 0.2, 1)
+            + rough.line(rng, (cx + 9, cy - 13), (cx + 13, cy - 13), 0.2, 1),
+            width=1.0,
+        )
+    cv.layout.place(
+        letter, x=cx, cy=cy + 6.5, role="name", size=BEAN_LETTER_SIZE, floor=None, max_width=BEAN_W
+    )
     if focus:
         focus_ring(cv, f"{eid}/focus", cx, cy + 2, BEAN_W / 2 + FOCUS_PAD, BEAN_H / 2 + FOCUS_PAD)
 
@@ -88,19 +134,24 @@ def focus_ring(cv: Canvas, eid: str, cx: float, cy: float, rx: float, ry: float)
     """A quick hand-drawn loop around something the caption is about."""
     rng = cv.rng(eid)
     start = -math.pi / 2 - 0.5
-    pts = [(cx + rx * math.cos(start + k * 0.62), cy + ry * math.sin(start + k * 0.62))
-           for k in range(12)]  # a bit more than a full turn: the loop overshoots its start
+    pts = [
+        (cx + rx * math.cos(start + k * 0.62), cy + ry * math.sin(start + k * 0.62))
+        for k in range(12)
+    ]  # a bit more than a full turn: the loop overshoots its start
     cv.stroke(rough.curve(rng, pts, 1.0, 1), width=1.5)
 
 
-def gpu(cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str = "gpu",
-        label: str = "GPU") -> None:
+def gpu(
+    cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str = "gpu", label: str = "GPU"
+) -> None:
     """The GPU: a square chip with pins, a face (busy = determined, idle = asleep)."""
     rng = cv.rng(eid)
     s = GPU_SIZE
     x, y = cx - s / 2, cy - s / 2
     if not busy:
-        cv.fill(rough.smooth_closed(rough.rounded_points(x, y, s, s, 6)), colour("idle"), TINT_OPACITY)
+        cv.fill(
+            rough.smooth_closed(rough.rounded_points(x, y, s, s, 6)), colour("idle"), TINT_OPACITY
+        )
     else:
         cv.fill(rough.smooth_closed(rough.rounded_points(x, y, s, s, 6)), PAPER)
     cv.stroke(rough.rounded_rect(rng, x, y, s, s, 6, 1.0), width=1.8)
@@ -117,14 +168,20 @@ def gpu(cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str = "gpu",
     if busy:
         cv.dot(cx - 8, ey, 2.2)
         cv.dot(cx + 8, ey, 2.2)
-        cv.stroke(rough.line(rng, (cx - 13, ey - 6), (cx - 4, ey - 4), 0.2, 1)
-                  + rough.line(rng, (cx + 13, ey - 6), (cx + 4, ey - 4), 0.2, 1), width=1.4)
-        cv.stroke(rough.curve(rng, [(cx - 6, cy - 2), (cx, cy + 1.5), (cx + 6, cy - 2)], 0.1, 1),
-                  width=1.5)
+        cv.stroke(
+            rough.line(rng, (cx - 13, ey - 6), (cx - 4, ey - 4), 0.2, 1)
+            + rough.line(rng, (cx + 13, ey - 6), (cx + 4, ey - 4), 0.2, 1),
+            width=1.4,
+        )
+        cv.stroke(
+            rough.curve(rng, [(cx - 6, cy - 2), (cx, cy + 1.5), (cx + 6, cy - 2)], 0.1, 1),
+            width=1.5,
+        )
     else:
         for ex in (cx - 8, cx + 8):
-            cv.stroke(rough.curve(rng, [(ex - 3, ey), (ex, ey + 1.8), (ex + 3, ey)], 0.1, 1),
-                      width=1.4)
+            cv.stroke(
+                rough.curve(rng, [(ex - 3, ey), (ex, ey + 1.8), (ex + 3, ey)], 0.1, 1), width=1.4
+            )
         cv.stroke(rough.line(rng, (cx - 3, cy - 1), (cx + 3, cy - 1), 0.2, 1), width=1.4)
     cv.layout.place(label, x=cx, cy=cy + 13, role="name", size=14, floor=None, max_width=s - 8)
 
@@ -135,41 +192,82 @@ def clerk(cv: Canvas, cx: float, cy: float, *, eid: str = "clerk") -> None:
     head_y = cy - 22
     cv.fill(rough.smooth_closed(rough.ellipse_points(cx, head_y, 11, 11)), PAPER)
     cv.stroke(rough.ellipse(rng, cx, head_y, 11, 11, ICON_ROUGHNESS), width=1.6)
-    cv.stroke(rough.polyline(rng, [(cx - 11, head_y - 5), (cx - 6, head_y - 13), (cx + 7, head_y - 13),
-                                   (cx + 11, head_y - 5)], 0.4, False, 1)
-              + rough.line(rng, (cx - 13, head_y - 5), (cx + 16, head_y - 5), 0.4, 1), width=1.6)
+    cv.stroke(
+        rough.polyline(
+            rng,
+            [
+                (cx - 11, head_y - 5),
+                (cx - 6, head_y - 13),
+                (cx + 7, head_y - 13),
+                (cx + 11, head_y - 5),
+            ],
+            0.4,
+            False,
+            1,
+        )
+        + rough.line(rng, (cx - 13, head_y - 5), (cx + 16, head_y - 5), 0.4, 1),
+        width=1.6,
+    )
     cv.dot(cx - 4, head_y, 1.6)
     cv.dot(cx + 4, head_y, 1.6)
-    cv.stroke(rough.curve(rng, [(cx - 3, head_y + 5), (cx, head_y + 6.5), (cx + 3, head_y + 5)], 0.1, 1),
-              width=1.2)
+    cv.stroke(
+        rough.curve(rng, [(cx - 3, head_y + 5), (cx, head_y + 6.5), (cx + 3, head_y + 5)], 0.1, 1),
+        width=1.2,
+    )
     body = [(cx - 9, cy - 10), (cx + 9, cy - 10), (cx + 14, cy + 22), (cx - 14, cy + 22)]
     cv.fill(rough.smooth_closed(body), PAPER)
     cv.stroke(rough.polyline(rng, body, ICON_ROUGHNESS, True), width=1.6)
-    cv.stroke(rough.line(rng, (cx - 6, cy + 22), (cx - 7, cy + 32), 0.3, 1)
-              + rough.line(rng, (cx + 6, cy + 22), (cx + 7, cy + 32), 0.3, 1), width=1.6)
+    cv.stroke(
+        rough.line(rng, (cx - 6, cy + 22), (cx - 7, cy + 32), 0.3, 1)
+        + rough.line(rng, (cx + 6, cy + 22), (cx + 7, cy + 32), 0.3, 1),
+        width=1.6,
+    )
     # clipboard held in front, with three checklist lines
     bx, by = cx + 4, cy - 4
     cv.fill(rough.smooth_closed(rough.rect_poly(bx, by, 16, 20)), PAPER)
     cv.stroke(rough.rect(rng, bx, by, 16, 20, 0.4), width=1.4)
-    cv.stroke("".join(rough.line(rng, (bx + 3, by + 6 + 4.5 * k), (bx + 13, by + 6 + 4.5 * k), 0.2, 1)
-                      for k in range(3)), width=1.0)
+    cv.stroke(
+        "".join(
+            rough.line(rng, (bx + 3, by + 6 + 4.5 * k), (bx + 13, by + 6 + 4.5 * k), 0.2, 1)
+            for k in range(3)
+        ),
+        width=1.0,
+    )
     cv.stroke(rough.line(rng, (cx - 8, cy - 4), (bx + 2, by + 10), 0.3, 1), width=1.4)
 
 
-def shelf(cv: Canvas, x: float, y: float, cols: int, rows: int, cell: float,
-          states: list[str | None], *, eid: str = "shelf") -> None:
+def shelf(
+    cv: Canvas,
+    x: float,
+    y: float,
+    cols: int,
+    rows: int,
+    cell: float,
+    states: list[str | None],
+    *,
+    eid: str = "shelf",
+) -> None:
     """The KV cache as a little shelf of boxes; `states[i]` tints box i (None = empty)."""
     rng = cv.rng(eid)
     w, h = cols * cell, rows * cell
     cv.stroke(rough.rect(rng, x - 3, y - 3, w + 6, h + 6, 0.8), width=1.8)
-    cv.stroke(rough.line(rng, (x - 1, y + h + 3), (x - 3, y + h + 10), 0.3, 1)
-              + rough.line(rng, (x + w + 1, y + h + 3), (x + w + 3, y + h + 10), 0.3, 1), width=1.6)
+    cv.stroke(
+        rough.line(rng, (x - 1, y + h + 3), (x - 3, y + h + 10), 0.3, 1)
+        + rough.line(rng, (x + w + 1, y + h + 3), (x + w + 3, y + h + 10), 0.3, 1),
+        width=1.6,
+    )
     for i in range(cols * rows):
         cx, cy = x + (i % cols) * cell, y + (i // cols) * cell
         state = states[i] if i < len(states) else None
         if state:
-            cv.fill(rough.smooth_closed(rough.rect_poly(cx + 2, cy + 2, cell - 4, cell - 4)),
-                    colour(state), TINT_OPACITY + 0.15)
-        cv.stroke(rough.rect(rng, cx + 2, cy + 2, cell - 4, cell - 4, 0.3, 1),
-                  colour(state) if state else colour("idle"), width=1.1,
-                  dashed=state == "freed")
+            cv.fill(
+                rough.smooth_closed(rough.rect_poly(cx + 2, cy + 2, cell - 4, cell - 4)),
+                colour(state),
+                TINT_OPACITY + 0.15,
+            )
+        cv.stroke(
+            rough.rect(rng, cx + 2, cy + 2, cell - 4, cell - 4, 0.3, 1),
+            colour(state) if state else colour("idle"),
+            width=1.1,
+            dashed=state == "freed",
+        )

@@ -12,10 +12,14 @@ from pathlib import Path
 from pipeline import fonts
 from pipeline.draw.showcase import SCENE_FOR, demo_sections
 
-LIGHT = ("--paper:#fbf8ef;--ink:#2b2b2b;--run:#2f9e44;--new:#e8590c;--stored:#1971c2;"
-         "--freed:#e03131;--idle:#868e96;--accent:#c92a2a;--faint:#a5c8e4;")
-DARK = ("--paper:#1f2a24;--ink:#eeeee4;--run:#8ce99a;--new:#ffa94d;--stored:#74c0fc;"
-        "--freed:#ff8787;--idle:#adb5bd;--accent:#ff6b6b;--faint:#4d6b5c;")
+LIGHT = (
+    "--paper:#fbf8ef;--ink:#2b2b2b;--run:#2f9e44;--new:#e8590c;--stored:#1971c2;"
+    "--freed:#e03131;--idle:#868e96;--accent:#c92a2a;--faint:#a5c8e4;"
+)
+DARK = (
+    "--paper:#1f2a24;--ink:#eeeee4;--run:#8ce99a;--new:#ffa94d;--stored:#74c0fc;"
+    "--freed:#ff8787;--idle:#adb5bd;--accent:#ff6b6b;--faint:#4d6b5c;"
+)
 CSS = (
     "body{margin:0;font-family:sans-serif}"
     ".theme{padding:16px;display:grid;grid-template-columns:repeat(2,400px);gap:14px}"
@@ -32,11 +36,14 @@ CSS = (
 def page() -> str:
     sections = demo_sections()
     text = "".join(sections)
-    faces = "".join(f.css() for fam in (fonts.HAND_ZH, fonts.HAND_EN)
-                    for f in fonts.subset_faces(fam, text))
+    faces = "".join(
+        f.css() for fam in (fonts.HAND_ZH, fonts.HAND_EN) for f in fonts.subset_faces(fam, text)
+    )
     body = "".join(f'<div class="theme {theme}">{text}</div>' for theme in ("light", "dark"))
-    return (f'<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>tujie draw demo'
-            f"</title><style>{faces}{CSS}</style></head><body>{body}</body></html>")
+    return (
+        f'<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>tujie draw demo'
+        f"</title><style>{faces}{CSS}</style></head><body>{body}</body></html>"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -45,12 +45,20 @@ class Box:
     y1: float
 
     def intersects(self, other: Box, gap: float = 0.0) -> bool:
-        return not (self.x1 + gap <= other.x0 or other.x1 + gap <= self.x0
-                    or self.y1 + gap <= other.y0 or other.y1 + gap <= self.y0)
+        return not (
+            self.x1 + gap <= other.x0
+            or other.x1 + gap <= self.x0
+            or self.y1 + gap <= other.y0
+            or other.y1 + gap <= self.y0
+        )
 
     def inside(self, outer: Box) -> bool:
-        return (self.x0 >= outer.x0 and self.y0 >= outer.y0 and self.x1 <= outer.x1
-                and self.y1 <= outer.y1)
+        return (
+            self.x0 >= outer.x0
+            and self.y0 >= outer.y0
+            and self.x1 <= outer.x1
+            and self.y1 <= outer.y1
+        )
 
 
 @dataclass(frozen=True)
@@ -79,7 +87,10 @@ def family_for(text: str, lang: str) -> str:
 def tokens(text: str) -> list[str]:
     """Break opportunities: every CJK character, Latin words with their trailing space."""
     out: list[str] = []
-    for part in re.findall(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+\s*|\s+", text):
+    for part in re.findall(
+        r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]+\s*|\s+",
+        text,
+    ):
         if out and part and (part[0] in NO_LINE_START or part.isspace()):
             out[-1] += part  # keep closing punctuation with the character before it
         else:
@@ -103,8 +114,9 @@ def wrap(text: str, family: str, size: float, max_width: float) -> list[str]:
     return lines
 
 
-def text_box(lines: Sequence[str], family: str, size: float, x: float, cy: float,
-             anchor: Anchor) -> Box:
+def text_box(
+    lines: Sequence[str], family: str, size: float, x: float, cy: float, anchor: Anchor
+) -> Box:
     """The box the browser will draw for these lines centred vertically on `cy`."""
     width = max(fonts.measure(line, family, size) for line in lines)
     ascent, descent = vertical_metrics(family)
@@ -134,8 +146,16 @@ class TextLayout:
     def free(self, box: Box) -> bool:
         return box.inside(self.region) and not any(box.intersects(p.box, GAP) for p in self.placed)
 
-    def fit(self, text: str, family: str, size: float, max_width: float, max_lines: int,
-            floor: float, role: str) -> tuple[list[str], float]:
+    def fit(
+        self,
+        text: str,
+        family: str,
+        size: float,
+        max_width: float,
+        max_lines: int,
+        floor: float,
+        role: str,
+    ) -> tuple[list[str], float]:
         """Wrap at full size, then shrink in steps down to `floor`; FitError if still too wide."""
         scale = 1.0
         while scale >= floor - 1e-9:
@@ -151,11 +171,24 @@ class TextLayout:
             f"room is {room:.0f} px"
         )
 
-    def place(self, text: str, *, x: float, cy: float, role: str, size: float,
-              anchor: Anchor = "middle", max_width: float | None = None, max_lines: int = 1,
-              floor: float | None = FLOOR, alts: Sequence[Point] = (), family: str | None = None,
-              limit: int | None = None, css_class: str | None = None,
-              fill: str | None = None) -> PlacedText:
+    def place(
+        self,
+        text: str,
+        *,
+        x: float,
+        cy: float,
+        role: str,
+        size: float,
+        anchor: Anchor = "middle",
+        max_width: float | None = None,
+        max_lines: int = 1,
+        floor: float | None = FLOOR,
+        alts: Sequence[Point] = (),
+        family: str | None = None,
+        limit: int | None = None,
+        css_class: str | None = None,
+        fill: str | None = None,
+    ) -> PlacedText:
         """Place one text centred vertically on `cy`; try `alts` if that spot is taken."""
         self.counter += 1
         tid = f"t-{self.svg_id}-{self.counter}"
@@ -165,12 +198,15 @@ class TextLayout:
         if isinstance(scale, int | float):
             size *= float(scale)
         room = max_width if max_width is not None else self.width - 2 * self.inset
-        lines, size = self.fit(text, family, size, room, max_lines,
-                               floor if floor is not None else 1.0, role)
+        lines, size = self.fit(
+            text, family, size, room, max_lines, floor if floor is not None else 1.0, role
+        )
         spots = [(x, cy), *alts]
         if override.get("anchor") == "alt" and len(spots) > 1:
             spots = spots[1:] + spots[:1]
-        free_spots = [s for s in spots if self.free(text_box(lines, family, size, s[0], s[1], anchor))]
+        free_spots = [
+            s for s in spots if self.free(text_box(lines, family, size, s[0], s[1], anchor))
+        ]
         if not free_spots:
             box = text_box(lines, family, size, x, cy, anchor)
             raise FitError(
@@ -179,10 +215,17 @@ class TextLayout:
             )
         sx, sy = free_spots[0]
         box = text_box(lines, family, size, sx, sy, anchor)
-        alt = next((s for s in free_spots[1:]
-                    if not text_box(lines, family, size, s[0], s[1], anchor).intersects(box)), None)
-        markup = self._markup(tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit,
-                              text, css_class, fill)
+        alt = next(
+            (
+                s
+                for s in free_spots[1:]
+                if not text_box(lines, family, size, s[0], s[1], anchor).intersects(box)
+            ),
+            None,
+        )
+        markup = self._markup(
+            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, text, css_class, fill
+        )
         placed = PlacedText(tid, box, markup)
         self.placed.append(placed)
         return placed
@@ -197,22 +240,43 @@ class TextLayout:
             self.counter = saved
             return None
 
-    def _markup(self, tid: str, lines: list[str], family: str, size: float, x: float, cy: float,
-                anchor: Anchor, role: str, alt: Point | None, floor: float | None,
-                limit: int | None, text: str, css_class: str | None, fill: str | None) -> str:
+    def _markup(
+        self,
+        tid: str,
+        lines: list[str],
+        family: str,
+        size: float,
+        x: float,
+        cy: float,
+        anchor: Anchor,
+        role: str,
+        alt: Point | None,
+        floor: float | None,
+        limit: int | None,
+        text: str,
+        css_class: str | None,
+        fill: str | None,
+    ) -> str:
         ascent, descent = vertical_metrics(family)
         block = size * (ascent + descent) + size * LINE_HEIGHT * (len(lines) - 1)
         first_baseline = cy - block / 2 + size * ascent
         pairs: dict[str, object] = {
-            "id": tid, "class": css_class, "data-role": role, "data-font": family,
-            "data-limit": limit, "data-text": text if role == "caption" else None,
-            "data-alt": (f"{num(alt[0])},{num(alt[1] - block / 2 + size * ascent)}"
-                         if alt else None),
+            "id": tid,
+            "class": css_class,
+            "data-role": role,
+            "data-font": family,
+            "data-limit": limit,
+            "data-text": text if role == "caption" else None,
+            "data-alt": (
+                f"{num(alt[0])},{num(alt[1] - block / 2 + size * ascent)}" if alt else None
+            ),
             "data-floor": floor if floor is not None and floor < 1.0 else None,
-            "x": x, "y": first_baseline,
+            "x": x,
+            "y": first_baseline,
             "font-family": family if family != GROUP_FAMILY else None,
             "font-size": size if round(size, 1) != GROUP_SIZE else None,
-            "text-anchor": anchor if anchor != "middle" else None, "fill": fill,
+            "text-anchor": anchor if anchor != "middle" else None,
+            "fill": fill,
         }
         if len(lines) == 1:
             return element("text", pairs, esc(lines[0]))

@@ -26,8 +26,17 @@ STATE_COLOUR: dict[str, str] = {
 FREED_DASH = "5 4"
 # Body tint strength for characters and cells: enough colour, ink still readable on top.
 TINT_OPACITY = 0.35
-ALL_VARIABLES = ("--ink", "--paper", "--run", "--new", "--stored", "--freed", "--idle", "--accent",
-                 "--faint")
+ALL_VARIABLES = (
+    "--ink",
+    "--paper",
+    "--run",
+    "--new",
+    "--stored",
+    "--freed",
+    "--idle",
+    "--accent",
+    "--faint",
+)
 
 
 def colour(state: str) -> str:

@@ -29,27 +29,48 @@ SIDE_WORDS = {"zh": {"trouble": "烦恼", "fix": "办法"}, "en": {"trouble": "t
 
 SceneFn = Callable[[Canvas, SceneContext], SceneResult]
 SCENES: dict[str, SceneFn] = {
-    "timeline": timeline.draw, "kv_blocks": kv_blocks.draw, "budget": budget.draw,
-    "queue": queue.draw, "clock": clock.draw, "roofline": bars.draw_roofline, "bars": bars.draw,
+    "timeline": timeline.draw,
+    "kv_blocks": kv_blocks.draw,
+    "budget": budget.draw,
+    "queue": queue.draw,
+    "clock": clock.draw,
+    "roofline": bars.draw_roofline,
+    "bars": bars.draw,
     "generic": generic.draw,
 }
 
 
-def draw_panel(concept: Concept, side: Literal["trouble", "fix"], panel: Panel,
-               trace: dict | None, values: Mapping[str, str], *, lang: str,
-               overrides: Mapping[str, Mapping] | None = None) -> str:
+def draw_panel(
+    concept: Concept,
+    side: Literal["trouble", "fix"],
+    panel: Panel,
+    trace: dict | None,
+    values: Mapping[str, str],
+    *,
+    lang: str,
+    overrides: Mapping[str, Mapping] | None = None,
+) -> str:
     """The SVG of one panel; raises FitError (naming card and panel) if a text cannot fit."""
     svg_id = f"{concept.id}-{side}"
     owner = f"card {concept.id}, panel {side}"
     cv = new_canvas(svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides)
     rng = cv.rng("frame")
     cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
-    cv.stroke(rough.line(rng, (INSET + 8, RULE_Y), (WIDTH - INSET - 8, RULE_Y), 0.6, 1), FAINT,
-              width=1.2)
+    cv.stroke(
+        rough.line(rng, (INSET + 8, RULE_Y), (WIDTH - INSET - 8, RULE_Y), 0.6, 1), FAINT, width=1.2
+    )
     caption = fill_placeholders(panel.caption, values)
-    cv.layout.place(caption, x=WIDTH / 2, cy=CAPTION_CY, role="caption", size=CAPTION_SIZE[lang],
-                    max_width=WIDTH - 2 * INSET - 8, max_lines=CAPTION_LINES, floor=FLOOR,
-                    limit=CAPTION_LIMIT[lang])
+    cv.layout.place(
+        caption,
+        x=WIDTH / 2,
+        cy=CAPTION_CY,
+        role="caption",
+        size=CAPTION_SIZE[lang],
+        max_width=WIDTH - 2 * INSET - 8,
+        max_lines=CAPTION_LINES,
+        floor=FLOOR,
+        limit=CAPTION_LIMIT[lang],
+    )
     scene_kind = panel.scene if (trace is not None or panel.scene == "generic") else "generic"
     if scene_kind != "generic":
         draw_tag(cv, lang)  # first, so the scene's own words keep clear of the corner
@@ -58,6 +79,9 @@ def draw_panel(concept: Concept, side: Literal["trouble", "fix"], panel: Panel,
     title = f"{concept.name} · {SIDE_WORDS[lang][side]}"
     desc = f"{result.desc} {caption}"
     return cv.svg(
-        css_class="panel", element_id=f"panel-{svg_id}", title=title, desc=desc,
+        css_class="panel",
+        element_id=f"panel-{svg_id}",
+        title=title,
+        desc=desc,
         extra={"data-panel": f"{concept.id}/{side}", "data-inset": int(INSET)},
     )

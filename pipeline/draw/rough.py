@@ -62,10 +62,14 @@ def _line_pass(rng: Rng, p1: Point, p2: Point, roughness: float, move: bool) -> 
     mid_x = BOWING * MAX_OFFSET * (y2 - y1) / 200 + rng.off(-half, half, r)
     mid_y = BOWING * MAX_OFFSET * (x1 - x2) / 200 + rng.off(-half, half, r)
     sx, sy = x1 + rng.off(-half, half, r), y1 + rng.off(-half, half, r)
-    c1 = (mid_x + x1 + (x2 - x1) * diverge + rng.off(-half, half, r),
-          mid_y + y1 + (y2 - y1) * diverge + rng.off(-half, half, r))
-    c2 = (mid_x + x1 + 2 * (x2 - x1) * diverge + rng.off(-half, half, r),
-          mid_y + y1 + 2 * (y2 - y1) * diverge + rng.off(-half, half, r))
+    c1 = (
+        mid_x + x1 + (x2 - x1) * diverge + rng.off(-half, half, r),
+        mid_y + y1 + (y2 - y1) * diverge + rng.off(-half, half, r),
+    )
+    c2 = (
+        mid_x + x1 + 2 * (x2 - x1) * diverge + rng.off(-half, half, r),
+        mid_y + y1 + 2 * (y2 - y1) * diverge + rng.off(-half, half, r),
+    )
     end = (x2 + rng.off(-half, half, r), y2 + rng.off(-half, half, r))
     # relative control points: shorter numbers, a smaller page
     sx, sy = round(sx, 1), round(sy, 1)
@@ -78,14 +82,16 @@ def line(rng: Rng, p1: Point, p2: Point, roughness: float = 1.0, passes: int = 2
     return "".join(_line_pass(rng, p1, p2, roughness, True) for _ in range(passes))
 
 
-def polyline(rng: Rng, points: Sequence[Point], roughness: float = 1.0, closed: bool = False,
-             passes: int = 2) -> str:
+def polyline(
+    rng: Rng, points: Sequence[Point], roughness: float = 1.0, closed: bool = False, passes: int = 2
+) -> str:
     pts = list(points) + ([points[0]] if closed else [])
     return "".join(line(rng, a, b, roughness, passes) for a, b in zip(pts, pts[1:], strict=False))
 
 
-def rect(rng: Rng, x: float, y: float, w: float, h: float, roughness: float = 1.0,
-         passes: int = 2) -> str:
+def rect(
+    rng: Rng, x: float, y: float, w: float, h: float, roughness: float = 1.0, passes: int = 2
+) -> str:
     return polyline(rng, [(x, y), (x + w, y), (x + w, y + h), (x, y + h)], roughness, True, passes)
 
 
@@ -125,15 +131,19 @@ def blob(rng: Rng, points: Sequence[Point], roughness: float = 1.0, passes: int 
     return "".join(out)
 
 
-def ellipse_points(cx: float, cy: float, rx: float, ry: float, count: int = ELLIPSE_POINTS,
-                   start: float = 0.0) -> list[Point]:
+def ellipse_points(
+    cx: float, cy: float, rx: float, ry: float, count: int = ELLIPSE_POINTS, start: float = 0.0
+) -> list[Point]:
     step = 2 * math.pi / count
-    return [(cx + rx * math.cos(start + i * step), cy + ry * math.sin(start + i * step))
-            for i in range(count)]
+    return [
+        (cx + rx * math.cos(start + i * step), cy + ry * math.sin(start + i * step))
+        for i in range(count)
+    ]
 
 
-def ellipse(rng: Rng, cx: float, cy: float, rx: float, ry: float, roughness: float = 1.0,
-            passes: int = 2) -> str:
+def ellipse(
+    rng: Rng, cx: float, cy: float, rx: float, ry: float, roughness: float = 1.0, passes: int = 2
+) -> str:
     start = rng.next() * math.pi
     return blob(rng, ellipse_points(cx, cy, rx, ry, start=start), roughness, passes)
 
@@ -143,14 +153,31 @@ def rounded_points(x: float, y: float, w: float, h: float, r: float) -> list[Poi
     r = min(r, w / 2, h / 2)
     k = r * (1 - math.sqrt(0.5))
     return [
-        (x + r, y), (x + w - r, y), (x + w - k, y + k), (x + w, y + r), (x + w, y + h - r),
-        (x + w - k, y + h - k), (x + w - r, y + h), (x + r, y + h), (x + k, y + h - k),
-        (x, y + h - r), (x, y + r), (x + k, y + k),
+        (x + r, y),
+        (x + w - r, y),
+        (x + w - k, y + k),
+        (x + w, y + r),
+        (x + w, y + h - r),
+        (x + w - k, y + h - k),
+        (x + w - r, y + h),
+        (x + r, y + h),
+        (x + k, y + h - k),
+        (x, y + h - r),
+        (x, y + r),
+        (x + k, y + k),
     ]
 
 
-def rounded_rect(rng: Rng, x: float, y: float, w: float, h: float, r: float = 8.0,
-                 roughness: float = 1.0, passes: int = 2) -> str:
+def rounded_rect(
+    rng: Rng,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    r: float = 8.0,
+    roughness: float = 1.0,
+    passes: int = 2,
+) -> str:
     return blob(rng, rounded_points(x, y, w, h, r), roughness * 0.6, passes)
 
 
@@ -159,19 +186,20 @@ def smooth_closed(points: Sequence[Point]) -> str:
     return _catmull(points, closed=True) + "Z"
 
 
-def arrow_head(rng: Rng, tip: Point, tail: Point, size: float = 8.0,
-               roughness: float = 0.7) -> str:
+def arrow_head(rng: Rng, tip: Point, tail: Point, size: float = 8.0, roughness: float = 0.7) -> str:
     angle = math.atan2(tip[1] - tail[1], tip[0] - tail[0])
     out = []
     for side in (-1, 1):
         a = angle + math.pi + side * 0.45
-        out.append(line(rng, tip, (tip[0] + size * math.cos(a), tip[1] + size * math.sin(a)),
-                        roughness, 1))
+        out.append(
+            line(rng, tip, (tip[0] + size * math.cos(a), tip[1] + size * math.sin(a)), roughness, 1)
+        )
     return "".join(out)
 
 
-def arrow(rng: Rng, tail: Point, tip: Point, roughness: float = 0.8, bend: float = 0.0,
-          head: float = 8.0) -> str:
+def arrow(
+    rng: Rng, tail: Point, tip: Point, roughness: float = 0.8, bend: float = 0.0, head: float = 8.0
+) -> str:
     """A hand-drawn arrow; `bend` bows the shaft sideways (px) for a livelier curve."""
     if bend:
         mx, my = (tail[0] + tip[0]) / 2, (tail[1] + tip[1]) / 2
@@ -183,7 +211,9 @@ def arrow(rng: Rng, tail: Point, tip: Point, roughness: float = 0.8, bend: float
     return line(rng, tail, tip, roughness, 2) + arrow_head(rng, tip, tail, head, roughness)
 
 
-def _scan_segments(poly: Sequence[Point], gap: float, angle_deg: float) -> list[tuple[Point, Point]]:
+def _scan_segments(
+    poly: Sequence[Point], gap: float, angle_deg: float
+) -> list[tuple[Point, Point]]:
     """Hachure: parallel lines `gap` apart at `angle_deg`, clipped to the polygon."""
     a = math.radians(angle_deg)
     cos_a, sin_a = math.cos(a), math.sin(a)
@@ -205,21 +235,28 @@ def _scan_segments(poly: Sequence[Point], gap: float, angle_deg: float) -> list[
     return segments
 
 
-def hachure(rng: Rng, poly: Sequence[Point], gap: float = HACHURE_GAP,
-            angle: float = HACHURE_ANGLE, roughness: float = 0.6, cross: bool = False) -> str:
+def hachure(
+    rng: Rng,
+    poly: Sequence[Point],
+    gap: float = HACHURE_GAP,
+    angle: float = HACHURE_ANGLE,
+    roughness: float = 0.6,
+    cross: bool = False,
+) -> str:
     """Hachure fill of a polygon (one light pass per stroke to keep the SVG small)."""
     out = []
     for ang in (angle, CROSS_ANGLE) if cross else (angle,):
         for p, q in _scan_segments(poly, gap, ang):
             if math.hypot(q[0] - p[0], q[1] - p[1]) < 1.5:
                 continue
-            out.append(f"M{_pt(p[0] + rng.off(-0.6, 0.6, roughness), p[1])}"
-                       f"L{_pt(q[0] + rng.off(-0.6, 0.6, roughness), q[1])}")
+            out.append(
+                f"M{_pt(p[0] + rng.off(-0.6, 0.6, roughness), p[1])}"
+                f"L{_pt(q[0] + rng.off(-0.6, 0.6, roughness), q[1])}"
+            )
     return "".join(out)
 
 
-def jitter_poly(rng: Rng, points: Sequence[Point], amount: float = 0.8,
-                closed: bool = True) -> str:
+def jitter_poly(rng: Rng, points: Sequence[Point], amount: float = 0.8, closed: bool = True) -> str:
     """A cheap hand-drawn outline: straight segments between slightly moved corners. Used for the
     many small cells of a scene, where cubic double strokes would bloat the page."""
     moved = [(x + rng.off(-1, 1, amount), y + rng.off(-1, 1, amount)) for x, y in points]

@@ -5,21 +5,60 @@ Captions bind numbers through placeholders, exactly as a real plan does.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pipeline.draw.panel import draw_panel
 from pipeline.plan import Concept, Panel
 from pipeline.simstage import trace_values
 
+EXAMPLE_PLAN = Path(__file__).resolve().parents[2] / "examples" / "llm-inference" / "plan.json"
+# Which example concept stands for which sweep technique (the example plan leaves them unset).
+DEMO_TECHNIQUES = {"continuous_batching": "continuous_batching", "paged_attention": "paged_kv",
+                   "chunked_prefill": "chunked_prefill", "prefix_caching": "prefix_caching"}
+# The documented shape of `sim.sweep.sweep()`, used only when the sweep cannot run here.
+FIXTURE_SWEEP: dict[str, Any] = {
+    "workload": "fixture", "metrics": ["throughput", "ttft", "itl"],
+    "techniques": [
+        {"id": "continuous_batching", "label": "continuous batching",
+         "change_pct": {"throughput": 180.0, "ttft": -85.0, "itl": 12.0}},
+        {"id": "paged_kv", "label": "paged KV", "change_pct": {"throughput": 60.0, "ttft": -40.0,
+                                                               "itl": 4.0}},
+        {"id": "chunked_prefill", "label": "chunked prefill",
+         "change_pct": {"throughput": 3.0, "ttft": 9.0, "itl": -30.0}},
+        {"id": "prefix_caching", "label": "prefix caching",
+         "change_pct": {"throughput": 8.0, "ttft": -25.0, "itl": 0.4}},
+    ],
+}
 # scenario id -> (scene kind, zh caption, en caption, focus)
 SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
     "kv_cache": ("budget", "每步重算 {tokens} 个令牌", "{tokens} tokens computed in all", ["D"]),
     "batching": ("timeline", "D 排队等了 {D.wait} 步", "D waits {D.wait} steps in line", ["D"]),
-    "kv_alloc": ("kv_blocks", "最少只剩 {min_free_blocks} 个空块", "only {min_free_blocks} free blocks left", []),
-    "preemption": ("kv_blocks", "D 被抢占了 {D.preemptions} 次", "D is preempted {D.preemptions} times", ["D"]),
+    "kv_alloc": (
+        "kv_blocks",
+        "最少只剩 {min_free_blocks} 个空块",
+        "only {min_free_blocks} free blocks left",
+        [],
+    ),
+    "preemption": (
+        "kv_blocks",
+        "D 被抢占了 {D.preemptions} 次",
+        "D is preempted {D.preemptions} times",
+        ["D"],
+    ),
     "chunked_prefill": ("budget", "共跑了 {steps} 步", "{steps} steps in all", ["D"]),
-    "prefix_cache": ("kv_blocks", "D 命中 {D.prefix_hit_tokens} 个令牌", "D reuses {D.prefix_hit_tokens} cached tokens", ["D"]),
-    "admission": ("queue", "D 第 {D.first_step} 步才上车", "D boards at step {D.first_step}", ["D"]),
+    "prefix_cache": (
+        "kv_blocks",
+        "D 命中 {D.prefix_hit_tokens} 个令牌",
+        "D reuses {D.prefix_hit_tokens} cached tokens",
+        ["D"],
+    ),
+    "admission": (
+        "queue",
+        "D 第 {D.first_step} 步才上车",
+        "D boards at step {D.first_step}",
+        ["D"],
+    ),
     "metrics": ("clock", "D 的首字时间是 {D.ttft}", "D's time to first token: {D.ttft}", ["D"]),
     "arithmetic": ("bars", "一步 {steps} 次解码", "{steps} steps of decoding", []),
 }
@@ -29,26 +68,57 @@ EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
 def sample_concept(scenario: str, scene: str, lang: str) -> Concept:
     _kind, zh, en, focus = SCENE_FOR[scenario]
     panels = {
-        v: Panel(caption=zh if lang == "zh" else en, scene=scene, scenario=scenario,  # type: ignore[arg-type]
-                 variant=v, focus=focus)  # type: ignore[arg-type]
+        v: Panel(
+            caption=zh if lang == "zh" else en,
+            scene=scene,
+            scenario=scenario,  # type: ignore[arg-type]
+            variant=v,
+            focus=focus,
+        )  # type: ignore[arg-type]
         for v in ("without", "with")
     }
-    return Concept(id=f"{scenario}_{scene}", name=scenario[:20], name_en=scenario,
-                   problem_left="-", body="-", trouble=panels["without"], fix=panels["with"],
-                   solves="-", costs="-")
+    return Concept(
+        id=f"{scenario}_{scene}",
+        name=scenario[:20],
+        name_en=scenario,
+        problem_left="-",
+        body="-",
+        trouble=panels["without"],
+        fix=panels["with"],
+        solves="-",
+        costs="-",
+    )
 
 
 def generic_concept(lang: str) -> Concept:
     zh = lang == "zh"
-    trouble = Panel(caption="没人排队怎么办" if zh else "who decides the order?", scene="generic",
-                    focus=["D"], bubble="轮到我了吗？" if zh else "is it my turn yet?",
-                    labels=["排队", "调度", "GPU"] if zh else ["queue", "scheduler", "GPU"])
-    fix = Panel(caption="调度员按规则挑" if zh else "the scheduler picks by rules", scene="generic",
-                focus=["A", "D"], bubble="先老后新" if zh else "old ones first, then new",
-                labels=["老请求", "预算", "空块", "新请求"] if zh else
-                ["running", "budget", "free blocks", "new ones"])
-    return Concept(id="generic", name="通用", name_en="Generic", problem_left="-", body="-",
-                   trouble=trouble, fix=fix, solves="-", costs="-")
+    trouble = Panel(
+        caption="没人排队怎么办" if zh else "who decides the order?",
+        scene="generic",
+        focus=["D"],
+        bubble="轮到我了吗？" if zh else "is it my turn yet?",
+        labels=["排队", "调度", "GPU"] if zh else ["queue", "scheduler", "GPU"],
+    )
+    fix = Panel(
+        caption="调度员按规则挑" if zh else "the scheduler picks by rules",
+        scene="generic",
+        focus=["A", "D"],
+        bubble="先老后新" if zh else "old ones first, then new",
+        labels=["老请求", "预算", "空块", "新请求"]
+        if zh
+        else ["running", "budget", "free blocks", "new ones"],
+    )
+    return Concept(
+        id="generic",
+        name="通用",
+        name_en="Generic",
+        problem_left="-",
+        body="-",
+        trouble=trouble,
+        fix=fix,
+        solves="-",
+        costs="-",
+    )
 
 
 def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
@@ -70,13 +140,54 @@ def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
 def all_traces() -> dict[str, Any]:
     from sim.scenarios import SCENARIOS, run_preset
 
-    return {f"{sid}/{v}": run_preset(f"{sid}/{v}", detail=True)
-            for sid in SCENARIOS for v in ("without", "with")}
+    return {
+        f"{sid}/{v}": run_preset(f"{sid}/{v}", detail=True)
+        for sid in SCENARIOS
+        for v in ("without", "with")
+    }
+
+
+def diagram_sections(traces: dict[str, Any]) -> list[str]:
+    """Main thread, legend, ruler, step strips, stamps of the example plan (zh)."""
+    from pipeline.draw import (
+        draw_cast_legend, draw_main_thread, draw_ruler, draw_stamp, draw_step_strip, draw_tick,
+    )
+    from pipeline.plan import load_plan
+    from sim.sweep import sweep
+
+    plan = load_plan(EXAMPLE_PLAN)
+    lang = plan.lang
+    try:
+        measured = sweep()
+        note = "sim.sweep"
+    except ImportError as err:  # the sweep's fast path needs numpy; show the shape anyway
+        measured = FIXTURE_SWEEP
+        note = f"FIXTURE sweep (sim.sweep unavailable: {err})"
+    ruled = plan.model_copy(deep=True)
+    for concept in ruled.concepts:
+        concept.technique = DEMO_TECHNIQUES.get(concept.id)
+    out = [f'<div class="wide">{draw_main_thread(plan, lang=lang)}</div>',
+           f'<div class="wide">{draw_cast_legend(plan, lang=lang)}</div>',
+           f'<div class="wide"><h3>ruler: {note}</h3>{draw_ruler(ruled, measured, lang=lang)}</div>']
+    for concept in plan.concepts:
+        row = ""
+        for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
+            trace = traces.get(f"{panel.scenario}/{panel.variant}") if panel.scenario else None
+            values = trace_values(trace) if trace else {}
+            row += f"<div>{draw_panel(concept, side, panel, trace, values, lang=lang)}</div>"  # type: ignore[arg-type]
+        out.append(f"<h3>card {concept.id}</h3>{row}")
+    trace = traces["chunked_prefill/with"]
+    strips = "".join(draw_step_strip(trace, s["index"], lang=lang, focus=["D"])
+                     for s in trace["steps"][:4])
+    out.append(f'<div class="wide">{strips}</div>')
+    stamps = "".join(draw_stamp(st, lang=lang, seed_id="demo") for st in ("learned", "review", "next"))
+    out.append(f'<div class="wide small">{stamps}{draw_tick(seed_id="demo")}</div>')
+    return out
 
 
 def demo_sections() -> list[str]:
     traces = all_traces()
-    out = []
+    out = diagram_sections(traces)
     for lang in ("zh", "en"):
         for label, svg in scenario_panels(traces, lang):
             out.append(f"<div><h3>{label} [{lang}]</h3>{svg}</div>")

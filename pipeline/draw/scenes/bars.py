@@ -15,7 +15,13 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import FAINT, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
-    SCENE_TOP, SCENE_X0, SCENE_X1, SMALL_SIZE, SceneContext, SceneResult, fmt,
+    SCENE_TOP,
+    SCENE_X0,
+    SCENE_X1,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    fmt,
 )
 
 BAR_X0 = 112.0
@@ -56,31 +62,60 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     w = dt * scale
     cv.fill(poly_d(rough.rect_poly(BAR_X0, BAR_Y, w, BAR_H)), colour("running"), TINT_OPACITY)
     cv.stroke(rough.rect(cv.rng("bar"), BAR_X0, BAR_Y, w, BAR_H, 0.6), colour("running"), width=1.6)
-    label = (f"一步 {fmt(dt)} {_unit(ctx)}" if ctx.lang == "zh" else f"one step {fmt(dt)} {_unit(ctx)}")
-    cv.layout.place(label, x=BAR_X0 + w / 2, cy=BAR_Y + BAR_H / 2, role="label",
-                    size=SMALL_SIZE + 3, floor=None)
+    label = (
+        f"一步 {fmt(dt)} {_unit(ctx)}" if ctx.lang == "zh" else f"one step {fmt(dt)} {_unit(ctx)}"
+    )
+    cv.layout.place(
+        label, x=BAR_X0 + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE + 3, floor=None
+    )
     shown = min(n, MAX_BEANS)
     for k in range(shown):
         rid = list(step["scheduled"])[k]
-        cast.bean(cv, rid[-1] if len(rid) > 1 else rid, BAR_X0 + 16 + k * BEAN_STEP, BAR_Y - 24,
-                  "running", eid=f"rider-{k}")
+        cast.bean(
+            cv,
+            rid[-1] if len(rid) > 1 else rid,
+            BAR_X0 + 16 + k * BEAN_STEP,
+            BAR_Y - 24,
+            "running",
+            eid=f"rider-{k}",
+        )
     count = f"× {n}" if n > shown else ""
     if count:
-        cv.layout.place(count, x=BAR_X0 + 16 + shown * BEAN_STEP, cy=BAR_Y - 24, role="label",
-                        size=SMALL_SIZE + 5, anchor="start", floor=None)
+        cv.layout.place(
+            count,
+            x=BAR_X0 + 16 + shown * BEAN_STEP,
+            cy=BAR_Y - 24,
+            role="label",
+            size=SMALL_SIZE + 5,
+            anchor="start",
+            floor=None,
+        )
     rate = n / dt if dt else 0.0
-    rate_text = (f"每{_unit(ctx)} {fmt(rate)} 个令牌" if ctx.lang == "zh"
-                 else f"{fmt(rate)} tokens per {_unit(ctx)}")
-    cv.layout.place(rate_text, x=BAR_X0, cy=BAR_Y + BAR_H + 22, role="label", size=SMALL_SIZE + 4,
-                    anchor="start", floor=None)
-    head = (f"一次解码 {n} 个请求" if ctx.lang == "zh" else f"one decode step, batch of {n}")
-    cv.layout.place(head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE + 2, anchor="start",
-                    floor=None)
+    rate_text = (
+        f"每{_unit(ctx)} {fmt(rate)} 个令牌"
+        if ctx.lang == "zh"
+        else f"{fmt(rate)} tokens per {_unit(ctx)}"
+    )
+    cv.layout.place(
+        rate_text,
+        x=BAR_X0,
+        cy=BAR_Y + BAR_H + 22,
+        role="label",
+        size=SMALL_SIZE + 4,
+        anchor="start",
+        floor=None,
+    )
+    head = f"一次解码 {n} 个请求" if ctx.lang == "zh" else f"one decode step, batch of {n}"
+    cv.layout.place(
+        head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE + 2, anchor="start", floor=None
+    )
     if ctx.lang == "zh":
         desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{_unit(ctx)} {fmt(rate)} 个令牌。"
     else:
-        desc = (f"One decode step with a batch of {n} takes {fmt(dt)} {_unit(ctx)}: "
-                f"{fmt(rate)} tokens per {_unit(ctx)}.")
+        desc = (
+            f"One decode step with a batch of {n} takes {fmt(dt)} {_unit(ctx)}: "
+            f"{fmt(rate)} tokens per {_unit(ctx)}."
+        )
     return SceneResult(desc, True)
 
 
@@ -103,14 +138,26 @@ def draw_roofline(cv: Canvas, ctx: SceneContext) -> SceneResult:
         return PLOT_Y1 - (math.log10(v) - y_lo) / (y_hi - y_lo) * (PLOT_Y1 - PLOT_Y0)
 
     rng = cv.rng("axes")
-    cv.stroke(rough.arrow(rng, (PLOT_X0, PLOT_Y1), (PLOT_X1 + 6, PLOT_Y1), 0.5, 0, 6)
-              + rough.arrow(rng, (PLOT_X0, PLOT_Y1), (PLOT_X0, PLOT_Y0 - 4), 0.5, 0, 6), width=1.4)
+    cv.stroke(
+        rough.arrow(rng, (PLOT_X0, PLOT_Y1), (PLOT_X1 + 6, PLOT_Y1), 0.5, 0, 6)
+        + rough.arrow(rng, (PLOT_X0, PLOT_Y1), (PLOT_X0, PLOT_Y0 - 4), 0.5, 0, 6),
+        width=1.4,
+    )
     floor_v = min(points.values())
-    cv.stroke(rough.line(rng, (PLOT_X0, py(floor_v)), (PLOT_X1, py(floor_v)), 0.4, 1), FAINT,
-              width=1.4)
+    cv.stroke(
+        rough.line(rng, (PLOT_X0, py(floor_v)), (PLOT_X1, py(floor_v)), 0.4, 1), FAINT, width=1.4
+    )
     floor_word = "读权重的下限" if ctx.lang == "zh" else "weight-reading floor"
-    cv.layout.place(floor_word, x=PLOT_X1, cy=py(floor_v) + 11, role="label", size=SMALL_SIZE + 1,
-                    anchor="end", floor=None, alts=[(PLOT_X1, py(floor_v) - 11)])
+    cv.layout.place(
+        floor_word,
+        x=PLOT_X1,
+        cy=py(floor_v) + 11,
+        role="label",
+        size=SMALL_SIZE + 1,
+        anchor="end",
+        floor=None,
+        alts=[(PLOT_X1, py(floor_v) - 11)],
+    )
     for k, (tokens, v) in enumerate(sorted(points.items())):
         x, y = px(tokens), py(v)
         state = "running" if tokens <= len(trace["requests"]) else "new"
@@ -119,13 +166,34 @@ def draw_roofline(cv: Canvas, ctx: SceneContext) -> SceneResult:
         word = ctx.word("decode") if state == "running" else ctx.word("prefill")
         right = x > (PLOT_X0 + PLOT_X1) / 2  # labels of right-hand points grow leftwards
         lx = x - 8 if right else x + 8
-        cv.layout.place(f"{word} {tokens}: {fmt(v)} {_unit(ctx)}", x=lx, cy=y - 14, role="label",
-                        size=SMALL_SIZE + 1, anchor="end" if right else "start", floor=None,
-                        alts=[(lx, y + 14)])
-    cv.layout.place("令牌/步" if ctx.lang == "zh" else "tokens/step", x=PLOT_X1, cy=PLOT_Y1 + 14,
-                    role="axis", size=SMALL_SIZE, anchor="end", floor=None)
-    cv.layout.place(_unit(ctx), x=PLOT_X0 - 6, cy=PLOT_Y0 + 4, role="axis", size=SMALL_SIZE,
-                    anchor="end", floor=None)
+        cv.layout.place(
+            f"{word} {tokens}: {fmt(v)} {_unit(ctx)}",
+            x=lx,
+            cy=y - 14,
+            role="label",
+            size=SMALL_SIZE + 1,
+            anchor="end" if right else "start",
+            floor=None,
+            alts=[(lx, y + 14)],
+        )
+    cv.layout.place(
+        "令牌/步" if ctx.lang == "zh" else "tokens/step",
+        x=PLOT_X1,
+        cy=PLOT_Y1 + 14,
+        role="axis",
+        size=SMALL_SIZE,
+        anchor="end",
+        floor=None,
+    )
+    cv.layout.place(
+        _unit(ctx),
+        x=PLOT_X0 - 6,
+        cy=PLOT_Y0 + 4,
+        role="axis",
+        size=SMALL_SIZE,
+        anchor="end",
+        floor=None,
+    )
     pairs = ", ".join(f"{t}: {fmt(v)}" for t, v in sorted(points.items()))
     if ctx.lang == "zh":
         desc = f"屋顶线：每步令牌数与用时（{_unit(ctx)}）为 {pairs}。"

@@ -10,7 +10,15 @@ from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
-    SCENE_TOP, SCENE_X0, SCENE_X1, SMALL_SIZE, SceneContext, SceneResult, budget, phase, steps,
+    SCENE_TOP,
+    SCENE_X0,
+    SCENE_X1,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    budget,
+    phase,
+    steps,
 )
 from pipeline.draw.scenes.key import draw_key
 
@@ -42,30 +50,66 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             h = n * scale
             kind = "new" if phase(trace, rid, step) == "prefill" else "running"
             seg = rough.rect_poly(x, y - h, bar_w, h)
-            cv.shape(rough.jitter_poly(cv.rng(f"seg-{step['index']}-{rid}"), seg, 0.6),
-                     fill=colour(kind), opacity=TINT_OPACITY + 0.1, colour=colour(kind), width=1.2)
+            cv.shape(
+                rough.jitter_poly(cv.rng(f"seg-{step['index']}-{rid}"), seg, 0.6),
+                fill=colour(kind),
+                opacity=TINT_OPACITY + 0.1,
+                colour=colour(kind),
+                width=1.2,
+            )
             if h >= MIN_LABEL_H and bar_w >= 9:
                 label = rid if n == 1 or h < 2 * MIN_LABEL_H else f"{rid}{n}"
                 size = min(SMALL_SIZE, h - 1)
-                cv.layout.place(label, x=x + bar_w / 2, cy=y - h / 2, role="label", size=size,
-                                floor=None, max_width=bar_w + 2 if len(label) == 1 else pitch,
-                                fill=INK)
+                cv.layout.place(
+                    label,
+                    x=x + bar_w / 2,
+                    cy=y - h / 2,
+                    role="label",
+                    size=size,
+                    floor=None,
+                    max_width=bar_w + 2 if len(label) == 1 else pitch,
+                    fill=INK,
+                )
             y -= h
-        cv.layout.place(str(step["index"]), x=x + bar_w / 2, cy=PLOT_Y1 + 10, role="axis",
-                        size=SMALL_SIZE, floor=None)
+        cv.layout.place(
+            str(step["index"]),
+            x=x + bar_w / 2,
+            cy=PLOT_Y1 + 10,
+            role="axis",
+            size=SMALL_SIZE,
+            floor=None,
+        )
     line_y = PLOT_Y1 - cap * scale
-    cv.stroke(rough.line(cv.rng("budget-line"), (PLOT_X0 - 6, line_y), (SCENE_X1, line_y), 0.6, 2),
-              width=2.2)
+    cv.stroke(
+        rough.line(cv.rng("budget-line"), (PLOT_X0 - 6, line_y), (SCENE_X1, line_y), 0.6, 2),
+        width=2.2,
+    )
     label = f"{ctx.word('budget')} {cap}"
-    cv.layout.place(label, x=PLOT_X0 - 8, cy=line_y - 9, role="label", size=SMALL_SIZE + 1,
-                    anchor="start", floor=None,
-                    alts=[(PLOT_X0 - 8, line_y + 9), (SCENE_X1 - 60, line_y - 9)])
-    cv.layout.place(ctx.word("step"), x=PLOT_X0 - 8, cy=PLOT_Y1 + 10, role="axis",
-                    size=SMALL_SIZE, anchor="end", floor=None)
+    cv.layout.place(
+        label,
+        x=PLOT_X0 - 8,
+        cy=line_y - 9,
+        role="label",
+        size=SMALL_SIZE + 1,
+        anchor="start",
+        floor=None,
+        alts=[(PLOT_X0 - 8, line_y + 9), (SCENE_X1 - 60, line_y - 9)],
+    )
+    cv.layout.place(
+        ctx.word("step"),
+        x=PLOT_X0 - 8,
+        cy=PLOT_Y1 + 10,
+        role="axis",
+        size=SMALL_SIZE,
+        anchor="end",
+        floor=None,
+    )
     full = sum(1 for t in totals if t >= cap)
     if ctx.lang == "zh":
         desc = f"每步令牌柱状图：预算 {cap}，{len(cols)} 步中有 {full} 步用满，最多一步 {max(totals)} 个令牌。"
     else:
-        desc = (f"Tokens per step against a budget of {cap}: {full} of {len(cols)} steps are full, "
-                f"the largest step has {max(totals)} tokens.")
+        desc = (
+            f"Tokens per step against a budget of {cap}: {full} of {len(cols)} steps are full, "
+            f"the largest step has {max(totals)} tokens."
+        )
     return SceneResult(desc, True)

@@ -24,18 +24,34 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     people = [f for f in ctx.focus if len(f) == 1][:3] or ["D"]
     for k, rid in enumerate(people):
         state = "new" if rid == "D" else "running"
-        cast.bean(cv, rid, SPEAKER_X, SPEAKER_Y + k * CAST_PITCH, state, eid=f"who-{rid}",
-                  focus=False)
+        cast.bean(
+            cv, rid, SPEAKER_X, SPEAKER_Y + k * CAST_PITCH, state, eid=f"who-{rid}", focus=False
+        )
     if panel.bubble:
         bx, by, bw, bh = BUBBLE
         rng = cv.rng("bubble")
         pts = rough.rounded_points(bx, by, bw, bh, 14)
         cv.fill(rough.smooth_closed(pts), PAPER)
         cv.stroke(rough.blob(rng, pts, 0.5), width=1.6)
-        cv.stroke(rough.polyline(rng, [(bx + 18, by + bh - 1), (SPEAKER_X + 10, SPEAKER_Y - 18),
-                                       (bx + 34, by + bh)], 0.3, False, 1), width=1.6)
-        cv.layout.place(panel.bubble, x=bx + bw / 2, cy=by + bh / 2, role="bubble",
-                        size=BUBBLE_SIZE, max_width=bw - 20, max_lines=2)
+        cv.stroke(
+            rough.polyline(
+                rng,
+                [(bx + 18, by + bh - 1), (SPEAKER_X + 10, SPEAKER_Y - 18), (bx + 34, by + bh)],
+                0.3,
+                False,
+                1,
+            ),
+            width=1.6,
+        )
+        cv.layout.place(
+            panel.bubble,
+            x=bx + bw / 2,
+            cy=by + bh / 2,
+            role="bubble",
+            size=BUBBLE_SIZE,
+            max_width=bw - 20,
+            max_lines=2,
+        )
     labels = list(panel.labels)
     if labels:
         x0, y0, x1, y1 = BOX_AREA
@@ -48,8 +64,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             r, c = divmod(i, per_row)
             x, y = x0 + c * (bw + BOX_GAP), y0 + r * (bh + 10)
             cv.stroke(rough.rounded_rect(cv.rng(f"box-{i}"), x, y, bw, bh, 8, 0.8), width=1.6)
-            cv.layout.place(label, x=x + bw / 2, cy=y + bh / 2, role="label", size=LABEL_SIZE,
-                            max_width=bw - 12, max_lines=2 if rows == 2 else 3)
+            cv.layout.place(
+                label,
+                x=x + bw / 2,
+                cy=y + bh / 2,
+                role="label",
+                size=LABEL_SIZE,
+                max_width=bw - 12,
+                max_lines=2 if rows == 2 else 3,
+            )
             centres.append((x, y, bw, bh))
         for i in range(len(centres) - 1):
             ax, ay, aw, ah = centres[i]
@@ -62,9 +85,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     _ = SCENE_X0
     names = "、".join(people) if ctx.lang == "zh" else ", ".join(people)
     if ctx.lang == "zh":
-        desc = f"示意图：{names}" + (f"说“{panel.bubble}”" if panel.bubble else "") + \
-            (f"，方框依次是 {'、'.join(labels)}。" if labels else "。")
+        desc = (
+            f"示意图：{names}"
+            + (f"说“{panel.bubble}”" if panel.bubble else "")
+            + (f"，方框依次是 {'、'.join(labels)}。" if labels else "。")
+        )
     else:
-        desc = f"Sketch: {names}" + (f' says "{panel.bubble}"' if panel.bubble else "") + \
-            (f"; boxes: {', '.join(labels)}." if labels else ".")
+        desc = (
+            f"Sketch: {names}"
+            + (f' says "{panel.bubble}"' if panel.bubble else "")
+            + (f"; boxes: {', '.join(labels)}." if labels else ".")
+        )
     return SceneResult(desc, False)

@@ -16,10 +16,26 @@ TAG_SIZE = 12.0
 TAG_RIGHT = 384.0
 
 KEY_WORDS = {
-    "zh": {"new": "预填", "running": "解码", "waiting": "等待", "idle": "空闲", "stored": "缓存",
-           "freed": "释放", "reserved": "预留空位", "held": "已用"},
-    "en": {"new": "prefill", "running": "decode", "waiting": "waiting", "idle": "idle",
-           "stored": "cached", "freed": "freed", "reserved": "reserved", "held": "in use"},
+    "zh": {
+        "new": "预填",
+        "running": "解码",
+        "waiting": "等待",
+        "idle": "空闲",
+        "stored": "缓存",
+        "freed": "释放",
+        "reserved": "预留空位",
+        "held": "已用",
+    },
+    "en": {
+        "new": "prefill",
+        "running": "decode",
+        "waiting": "waiting",
+        "idle": "idle",
+        "stored": "cached",
+        "freed": "freed",
+        "reserved": "reserved",
+        "held": "in use",
+    },
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
 
@@ -38,7 +54,9 @@ def swatch(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH) -> 
         cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
         cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("idle"), width=1.1)
     elif kind == "freed":
-        cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3, dashed=True)
+        cv.stroke(
+            rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3, dashed=True
+        )
 
 
 def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_X0) -> float:
@@ -47,17 +65,27 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
     for kind in kinds:
         swatch(cv, kind, x, KEY_CY)
         word = KEY_WORDS[ctx.lang][kind]
-        placed = cv.layout.place(word, x=x + SWATCH + 3, cy=KEY_CY, role="label", size=SMALL_SIZE + 1,
-                                 anchor="start", floor=None)
+        placed = cv.layout.place(
+            word,
+            x=x + SWATCH + 3,
+            cy=KEY_CY,
+            role="label",
+            size=SMALL_SIZE + 1,
+            anchor="start",
+            floor=None,
+        )
         x = placed.box.x1 + KEY_GAP
     return x
 
 
 def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY) -> None:
     """The 示意值 / illustrative tag: small words in a dashed-free hand-drawn box."""
-    placed = cv.layout.place(TAG_WORDS[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE,
-                             anchor="end", floor=None)
+    placed = cv.layout.place(
+        TAG_WORDS[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE, anchor="end", floor=None
+    )
     b = placed.box
     rng = cv.rng("tag")
-    cv.stroke(rough.rounded_rect(rng, b.x0 - 4, b.y0 - 1, b.x1 - b.x0 + 8, b.y1 - b.y0 + 2, 4, 0.5, 1),
-              width=1.1)
+    cv.stroke(
+        rough.rounded_rect(rng, b.x0 - 4, b.y0 - 1, b.x1 - b.x0 + 8, b.y1 - b.y0 + 2, 4, 0.5, 1),
+        width=1.1,
+    )

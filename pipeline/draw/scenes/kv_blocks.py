@@ -14,7 +14,12 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
-    SCENE_TOP, SCENE_X0, SMALL_SIZE, SceneContext, SceneResult, engine,
+    SCENE_TOP,
+    SCENE_X0,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    engine,
 )
 from pipeline.draw.scenes.key import draw_key
 
@@ -46,8 +51,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     bs = int(engine(trace).get("block_size", 16))
     total = int(engine(trace).get("num_blocks", 0))
     held: dict[str, int] = dict(step.get("blocks", {}))
-    freed = {rid: n for rid, n in (prev or {}).get("blocks", {}).items()
-             if rid in step.get("preempted", [])}
+    freed = {
+        rid: n
+        for rid, n in (prev or {}).get("blocks", {}).items()
+        if rid in step.get("preempted", [])
+    }
     cells: list[tuple[str | None, str, int, int]] = []  # owner, kind, filled slots, reserved
     for rid, n in held.items():
         computed = int(step.get("computed", {}).get(rid, 0))
@@ -62,12 +70,22 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     free = int(step.get("free_blocks", 0))
     shown_free = max(0, min(free, MAX_BLOCKS - len(cells)))
     cells.extend((None, "free", 0, 0) for _ in range(shown_free))
-    kinds = ["held", "reserved", "freed"] if not any(c[1] == "stored" for c in cells) \
+    kinds = (
+        ["held", "reserved", "freed"]
+        if not any(c[1] == "stored" for c in cells)
         else ["held", "stored", "freed"]
+    )
     draw_key(cv, ctx, kinds)
     step_word = f"第 {step['index']} 步" if ctx.lang == "zh" else f"step {step['index']}"
-    cv.layout.place(step_word, x=SCENE_X0, cy=SCENE_TOP + 6, role="label", size=SMALL_SIZE + 2,
-                    anchor="start", floor=None)
+    cv.layout.place(
+        step_word,
+        x=SCENE_X0,
+        cy=SCENE_TOP + 6,
+        role="label",
+        size=SMALL_SIZE + 2,
+        anchor="start",
+        floor=None,
+    )
     pitch = (GRID_X1 - SCENE_X0) / PER_ROW
     for i, (owner, kind, filled, reserved) in enumerate(cells[:MAX_BLOCKS]):
         x = SCENE_X0 + (i % PER_ROW) * pitch
@@ -77,16 +95,36 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if rest > 0:
         rows = (len(cells[:MAX_BLOCKS]) + PER_ROW - 1) // PER_ROW
         more = f"+{rest} 个空块" if ctx.lang == "zh" else f"+{rest} free blocks"
-        cv.layout.place(more, x=SCENE_X0, cy=GRID_Y0 + rows * ROW_PITCH - 4, role="label",
-                        size=SMALL_SIZE + 1, anchor="start", floor=None)
+        cv.layout.place(
+            more,
+            x=SCENE_X0,
+            cy=GRID_Y0 + rows * ROW_PITCH - 4,
+            role="label",
+            size=SMALL_SIZE + 1,
+            anchor="start",
+            floor=None,
+        )
     waiting = list(step.get("waiting", []))[:MAX_WAITING]
     if waiting:
-        cv.layout.place(ctx.word("waiting"), x=WAIT_X, cy=SCENE_TOP + 6, role="label",
-                        size=SMALL_SIZE + 2, floor=None)
+        cv.layout.place(
+            ctx.word("waiting"),
+            x=WAIT_X,
+            cy=SCENE_TOP + 6,
+            role="label",
+            size=SMALL_SIZE + 2,
+            floor=None,
+        )
         for k, rid in enumerate(waiting):
             state = "freed" if rid in step.get("preempted", []) else "new"
-            cast.bean(cv, rid, WAIT_X, GRID_Y0 + 14 + k * 42, state, eid=f"wait-{rid}",
-                      focus=rid in ctx.focus)
+            cast.bean(
+                cv,
+                rid,
+                WAIT_X,
+                GRID_Y0 + 14 + k * 42,
+                state,
+                eid=f"wait-{rid}",
+                focus=rid in ctx.focus,
+            )
     used = total - free
     victims = ", ".join(step.get("preempted", []))
     if ctx.lang == "zh":
@@ -98,8 +136,18 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     return SceneResult(desc, True)
 
 
-def _block(cv: Canvas, eid: str, x: float, y: float, w: float, bs: int, owner: str | None,
-           kind: str, filled: int, reserved: int) -> None:
+def _block(
+    cv: Canvas,
+    eid: str,
+    x: float,
+    y: float,
+    w: float,
+    bs: int,
+    owner: str | None,
+    kind: str,
+    filled: int,
+    reserved: int,
+) -> None:
     rng = cv.rng(eid)
     slots = min(bs, 8)
     sw = w / slots
@@ -112,8 +160,10 @@ def _block(cv: Canvas, eid: str, x: float, y: float, w: float, bs: int, owner: s
         elif kind in ("running", "stored") and reserved >= (k + 1) * per_slot - 1e-9:
             cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
     if slots > 1 and kind != "free":
-        d = "".join(rough.line(rng, (x + k * sw, y + 3), (x + k * sw, y + BLOCK_H - 3), 0.2, 1)
-                    for k in range(1, slots))
+        d = "".join(
+            rough.line(rng, (x + k * sw, y + 3), (x + k * sw, y + BLOCK_H - 3), 0.2, 1)
+            for k in range(1, slots)
+        )
         cv.stroke(d, colour("idle"), width=0.8)
     box = rough.rect_poly(x, y, w, BLOCK_H)
     if kind == "freed":
@@ -123,5 +173,12 @@ def _block(cv: Canvas, eid: str, x: float, y: float, w: float, bs: int, owner: s
     else:
         cv.stroke(rough.rect(rng, x, y, w, BLOCK_H, 0.5, 1), colour(kind), width=1.6)
     if owner:
-        cv.layout.place(owner, x=x + w / 2, cy=y + BLOCK_H / 2, role="label", size=SMALL_SIZE + 3,
-                        floor=None, fill=INK)
+        cv.layout.place(
+            owner,
+            x=x + w / 2,
+            cy=y + BLOCK_H / 2,
+            role="label",
+            size=SMALL_SIZE + 3,
+            floor=None,
+            fill=INK,
+        )

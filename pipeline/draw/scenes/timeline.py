@@ -10,7 +10,14 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
-    SCENE_TOP, SCENE_X1, SMALL_SIZE, SceneContext, SceneResult, phase, request_ids, steps,
+    SCENE_TOP,
+    SCENE_X1,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    phase,
+    request_ids,
+    steps,
 )
 from pipeline.draw.scenes.key import draw_key
 
@@ -54,60 +61,109 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x = LANE_X0 + j * width
             kind = cell_kind(ctx, rid, step)
             _cell(cv, ctx, rid, step, kind, x + 1.5, cy - CELL_H / 2, width - 3)
-            if req.get("token_times") and abs(req["token_times"][0] - step["end"]) < 1e-9 \
-                    and kind in ("new", "running"):
+            if (
+                req.get("token_times")
+                and abs(req["token_times"][0] - step["end"]) < 1e-9
+                and kind in ("new", "running")
+            ):
                 _spark(cv, f"spark-{rid}", x + width - 2, cy - CELL_H / 2 - 2)
             if rid in step.get("finished", []):
                 _flag(cv, f"flag-{rid}", x + width - 1, cy + CELL_H / 2)
     rng = cv.rng("axis")
     cv.stroke(rough.arrow(rng, (LANE_X0, axis_y - 5), (SCENE_X1, axis_y - 5), 0.5, 0, 6), width=1.2)
     for j, step in enumerate(cols):
-        cv.layout.place(str(step["index"]), x=LANE_X0 + (j + 0.5) * width, cy=axis_y + 4,
-                        role="axis", size=SMALL_SIZE, floor=None)
-    cv.layout.place(ctx.word("step"), x=LANE_X0 - 6, cy=axis_y + 4, role="axis",
-                    size=SMALL_SIZE, anchor="end", floor=None)
+        cv.layout.place(
+            str(step["index"]),
+            x=LANE_X0 + (j + 0.5) * width,
+            cy=axis_y + 4,
+            role="axis",
+            size=SMALL_SIZE,
+            floor=None,
+        )
+    cv.layout.place(
+        ctx.word("step"),
+        x=LANE_X0 - 6,
+        cy=axis_y + 4,
+        role="axis",
+        size=SMALL_SIZE,
+        anchor="end",
+        floor=None,
+    )
     total = len(trace.get("steps", []))
     waits = {rid: sum(1 for s in trace["steps"] if rid in s.get("waiting", [])) for rid in rids}
     worst = max(rids, key=lambda r: (waits[r], r))
     if ctx.lang == "zh":
         desc = f"时间线：{len(rids)} 个请求共 {total} 步；{worst} 排队等了 {waits[worst]} 步。"
     else:
-        desc = (f"Timeline: {len(rids)} requests over {total} steps; {worst} waited "
-                f"{waits[worst]} steps in the queue.")
+        desc = (
+            f"Timeline: {len(rids)} requests over {total} steps; {worst} waited "
+            f"{waits[worst]} steps in the queue."
+        )
     return SceneResult(desc, True)
 
 
-def _cell(cv: Canvas, ctx: SceneContext, rid: str, step: dict, kind: str | None, x: float,
-          y: float, w: float) -> None:
+def _cell(
+    cv: Canvas,
+    ctx: SceneContext,
+    rid: str,
+    step: dict,
+    kind: str | None,
+    x: float,
+    y: float,
+    w: float,
+) -> None:
     if kind is None:
         return
     rng = cv.rng(f"cell-{rid}-{step['index']}")
     poly = rough.rect_poly(x, y, w, CELL_H)
     if kind in ("new", "running"):
-        cv.shape(rough.jitter_poly(rng, poly), fill=colour(kind), opacity=TINT_OPACITY + 0.1,
-                 colour=colour(kind), width=1.3)
+        cv.shape(
+            rough.jitter_poly(rng, poly),
+            fill=colour(kind),
+            opacity=TINT_OPACITY + 0.1,
+            colour=colour(kind),
+            width=1.3,
+        )
         n = step["scheduled"][rid]
         if n > 1:
-            cv.layout.place(str(n), x=x + w / 2, cy=y + CELL_H / 2, role="label", size=SMALL_SIZE,
-                            floor=None, max_width=w, fill=INK)
+            cv.layout.place(
+                str(n),
+                x=x + w / 2,
+                cy=y + CELL_H / 2,
+                role="label",
+                size=SMALL_SIZE,
+                floor=None,
+                max_width=w,
+                fill=INK,
+            )
     elif kind == "waiting":
-        cv.stroke(rough.jitter_poly(rng, rough.rect_poly(x, y + 3, w, CELL_H - 6)), colour("idle"),
-                  width=1.1)
+        cv.stroke(
+            rough.jitter_poly(rng, rough.rect_poly(x, y + 3, w, CELL_H - 6)),
+            colour("idle"),
+            width=1.1,
+        )
     elif kind == "idle":
-        cv.stroke(rough.hachure(rng, poly, 4.0) + rough.jitter_poly(rng, poly), colour("idle"),
-                  width=1.0)
+        cv.stroke(
+            rough.hachure(rng, poly, 4.0) + rough.jitter_poly(rng, poly), colour("idle"), width=1.0
+        )
     elif kind == "freed":
         cv.stroke(rough.jitter_poly(rng, poly), colour("freed"), width=1.4, dashed=True)
-        cv.stroke(rough.line(rng, (x + 3, y + 3), (x + w - 3, y + CELL_H - 3), 0.3, 1)
-                  + rough.line(rng, (x + w - 3, y + 3), (x + 3, y + CELL_H - 3), 0.3, 1),
-                  colour("freed"), width=1.2, dashed=True)
+        cv.stroke(
+            rough.line(rng, (x + 3, y + 3), (x + w - 3, y + CELL_H - 3), 0.3, 1)
+            + rough.line(rng, (x + w - 3, y + 3), (x + 3, y + CELL_H - 3), 0.3, 1),
+            colour("freed"),
+            width=1.2,
+            dashed=True,
+        )
 
 
 def _spark(cv: Canvas, eid: str, x: float, y: float) -> None:
     """The first-token mark: a little ink star."""
     rng = cv.rng(eid)
     r = 4.0
-    d = rough.line(rng, (x - r, y), (x + r, y), 0.2, 1) + rough.line(rng, (x, y - r), (x, y + r), 0.2, 1)
+    d = rough.line(rng, (x - r, y), (x + r, y), 0.2, 1) + rough.line(
+        rng, (x, y - r), (x, y + r), 0.2, 1
+    )
     d += rough.line(rng, (x - 2.5, y - 2.5), (x + 2.5, y + 2.5), 0.2, 1)
     d += rough.line(rng, (x + 2.5, y - 2.5), (x - 2.5, y + 2.5), 0.2, 1)
     cv.stroke(d, width=1.3)
@@ -117,6 +173,6 @@ def _flag(cv: Canvas, eid: str, x: float, y: float) -> None:
     """The finish flag: a pole and a small pennant, in ink."""
     rng = cv.rng(eid)
     cv.stroke(rough.line(rng, (x, y + 2), (x, y - 16), 0.2, 1), width=1.3)
-    cv.stroke(rough.polyline(rng, [(x, y - 16), (x + 8, y - 13), (x, y - 10)], 0.2, False, 1),
-              width=1.2)
-
+    cv.stroke(
+        rough.polyline(rng, [(x, y - 16), (x + 8, y - 13), (x, y - 10)], 0.2, False, 1), width=1.2
+    )

@@ -1,0 +1,63 @@
+"""`draw_step_strip`: one walkthrough row: that step's batch against the token budget, who waits.
+
+The bar is the budget; each scheduled request fills its share (orange prefill, green decode) with
+its letter and token count; the waiting beans stand to the right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.draw import cast, rough
+from pipeline.draw.canvas import new_canvas
+from pipeline.draw.palette import INK, TINT_OPACITY, colour
+from pipeline.draw.scenes.common import phase
+
+WIDTH, HEIGHT = 420.0, 64.0
+INSET = 4.0
+BAR_X0, BAR_X1 = 58.0, 300.0
+BAR_Y, BAR_H = 18.0, 28.0
+WAIT_X0 = 322.0
+BEAN_PITCH = 30.0
+MAX_WAIT = 3
+
+
+def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
+                    focus: list[str]) -> str:
+    step = next(s for s in trace["steps"] if s["index"] == step_index)
+    scen = trace.get("scenario", {})
+    sid = f"strip-{scen.get('id', 'sim')}-{scen.get('variant', 'x')}-{step_index}"
+    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {step_index}")
+    cap = int(trace.get("engine", {}).get("max_num_batched_tokens", 1)) or 1
+    unit = (BAR_X1 - BAR_X0) / cap
+    cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
+                    cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
+    x = BAR_X0
+    for rid, n in step["scheduled"].items():
+        w = n * unit
+        kind = "new" if phase(trace, rid, step) == "prefill" else "running"
+        seg = rough.rect_poly(x, BAR_Y, w, BAR_H)
+        cv.shape(rough.jitter_poly(cv.rng(f"seg-{rid}"), seg, 0.6), fill=colour(kind),
+                 opacity=TINT_OPACITY + 0.1, colour=colour(kind), width=1.4)
+        label = rid if n == 1 else f"{rid}{n}"
+        cv.layout.try_place(label, x=x + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=13,
+                            floor=None, fill=INK)
+        if rid in focus:
+            cv.stroke(rough.line(cv.rng(f"focus-{rid}"), (x + 2, BAR_Y + BAR_H + 4),
+                                 (x + w - 2, BAR_Y + BAR_H + 4), 0.6, 2), width=2.0)
+        x += w
+    cv.stroke(rough.rect(cv.rng("budget"), BAR_X0, BAR_Y - 3, BAR_X1 - BAR_X0, BAR_H + 6, 0.6),
+              width=1.8)
+    for k, rid in enumerate(list(step.get("waiting", []))[:MAX_WAIT]):
+        cast.bean(cv, rid, WAIT_X0 + 14 + k * BEAN_PITCH, 30, "new", eid=f"wait-{rid}")
+    used = sum(step["scheduled"].values())
+    batch = ", ".join(f"{r} {n}" for r, n in step["scheduled"].items())
+    waiting = ", ".join(step.get("waiting", [])) or ("无" if lang == "zh" else "none")
+    if lang == "zh":
+        desc = f"第 {step_index} 步：{batch}（共 {used}/{cap} 个令牌），等待：{waiting}。"
+        title = f"第 {step_index} 步"
+    else:
+        desc = f"Step {step_index}: {batch} ({used}/{cap} tokens); waiting: {waiting}."
+        title = f"Step {step_index}"
+    return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=desc)
