@@ -346,7 +346,12 @@ async def _run_axe(page: Any) -> list[dict[str, Any]]:
             const r = await axe.run(document, {resultTypes: ['violations']});
             return r.violations.filter(v => impacts.includes(v.impact)).map(v => ({
                 id: v.id, impact: v.impact, help: v.help,
-                nodes: v.nodes.map(n => ({target: n.target.map(String), summary: n.failureSummary || ''}))
+                nodes: v.nodes.map(n => {
+                    const el = n.target.length === 1 ? document.querySelector(String(n.target[0])) : null;
+                    const r = el ? el.getBoundingClientRect() : null;
+                    const box = r && r.width > 0 ? [r.left + scrollX, r.top + scrollY, r.width, r.height] : null;
+                    return {target: n.target.map(String), summary: n.failureSummary || '', box};
+                })
             }));
         }""",
         list(AXE_IMPACTS),

@@ -205,7 +205,7 @@ def page_behaviour(m: Measurement) -> Iterator[Problem]:
             yield Problem(
                 "axe", target,
                 f"{violation['id']} ({violation['impact']}): {violation['help']}",
-                m.theme, m.width,
+                m.theme, m.width, boxes=[node["box"]] if node.get("box") else [],
             )  # fmt: skip
 
 

@@ -138,7 +138,10 @@ async () => {
     for (const child of el.children) {
       if (child.tagName === 'SCRIPT' || child.tagName === 'STYLE') continue;
       const r = child.getBoundingClientRect();
-      const out = !clipped && r.width > 0 && r.height > 0 && (r.right > vw + 1 || r.left < -1);
+      // Entirely left of the page (r.right <= 0) is the usual visually-hidden pattern (a skip
+      // link at left:-9999px): it neither shows nor scrolls, so it is not an offender.
+      const out = !clipped && r.width > 0 && r.height > 0 && r.right > 0 &&
+        (r.right > vw + 1 || r.left < -1);
       if (out && visible(child)) {
         outside.push({id: ident(child), box: rectBox(r), ...where(child)});
         continue;
