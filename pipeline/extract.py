@@ -64,11 +64,27 @@ JSON_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 NOTES_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "concepts": {"type": "array", "items": {"type": "object", "properties": {
-            "name": {"type": "string"}, "problem": {"type": "string"},
-            "fix": {"type": "string"}, "cost": {"type": "string"}}, "required": ["name"]}},
-        "quotes": {"type": "array", "items": {"type": "object", "properties": {
-            "quote": {"type": "string"}, "about": {"type": "string"}}, "required": ["quote"]}},
+        "concepts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "problem": {"type": "string"},
+                    "fix": {"type": "string"},
+                    "cost": {"type": "string"},
+                },
+                "required": ["name"],
+            },
+        },
+        "quotes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"quote": {"type": "string"}, "about": {"type": "string"}},
+                "required": ["quote"],
+            },
+        },
         "urls": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["concepts", "quotes"],
@@ -118,9 +134,17 @@ def extract_plan(
     """Plan `corpus` with the model from the environment (see `LLMClient.from_env`).
     `max_rounds` bounds the attempts (first answer + repairs); raises `PlanRepairFailed`."""
     client = LLMClient.from_env(model)
-    return run_extraction(client, corpus, lang=lang, stuck=stuck, out_dir=out_dir,
-                          scenarios=scenarios, values_for=values_for, refresh=refresh,
-                          max_rounds=max_rounds)
+    return run_extraction(
+        client,
+        corpus,
+        lang=lang,
+        stuck=stuck,
+        out_dir=out_dir,
+        scenarios=scenarios,
+        values_for=values_for,
+        refresh=refresh,
+        max_rounds=max_rounds,
+    )
 
 
 def run_extraction(
@@ -154,12 +178,24 @@ def run_extraction(
         path = "notes"
         plan, attempts = job.run(_notes_corpus(session, corpus, lang, token_budget), path)
     cost, known = estimate_cost(client.model, session.usage)
-    meta = Meta(made_by="llm", model=client.model, date=datetime.date.today().isoformat(),
-                source_hash=corpus_hash(corpus), path=path,
-                usage=_usage_dict(session.usage, cost))
-    return ExtractResult(plan=plan.model_copy(update={"meta": meta}), usage=session.usage,
-                         cost_usd=cost, path=path, cached=session.live_calls == 0,
-                         attempts=attempts, model=client.model, price_known=known)
+    meta = Meta(
+        made_by="llm",
+        model=client.model,
+        date=datetime.date.today().isoformat(),
+        source_hash=corpus_hash(corpus),
+        path=path,
+        usage=_usage_dict(session.usage, cost),
+    )
+    return ExtractResult(
+        plan=plan.model_copy(update={"meta": meta}),
+        usage=session.usage,
+        cost_usd=cost,
+        path=path,
+        cached=session.live_calls == 0,
+        attempts=attempts,
+        model=client.model,
+        price_known=known,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,11 +216,20 @@ class _PlanJob:
 
     def __post_init__(self) -> None:
         self.system = _render(
-            "plan_system.j2", tool_name=PLAN_TOOL, lang=self.lang, stuck=self.stuck,
-            min_concepts=MIN_CONCEPTS, max_concepts=MAX_CONCEPTS, caption_limit=self._limit(),
-            max_body_sentences=MAX_BODY_SENTENCES, scene_kinds=list(get_args(SceneKind)),
-            scenarios=dict(self.scenarios), placeholders=self._placeholder_catalogue(),
-            min_route=MIN_ROUTE, max_route=MAX_ROUTE)
+            "plan_system.j2",
+            tool_name=PLAN_TOOL,
+            lang=self.lang,
+            stuck=self.stuck,
+            min_concepts=MIN_CONCEPTS,
+            max_concepts=MAX_CONCEPTS,
+            caption_limit=self._limit(),
+            max_body_sentences=MAX_BODY_SENTENCES,
+            scene_kinds=list(get_args(SceneKind)),
+            scenarios=dict(self.scenarios),
+            placeholders=self._placeholder_catalogue(),
+            min_route=MIN_ROUTE,
+            max_route=MAX_ROUTE,
+        )
 
     def _limit(self) -> int:
         return MAX_CAPTION.get(self.lang, MAX_CAPTION["en"])
@@ -204,12 +249,17 @@ class _PlanJob:
         return out
 
     def _first_message(self, corpus_block: str) -> dict[str, Any]:
-        task = _render("plan_task.j2", tool_name=PLAN_TOOL, lang=self.lang, stuck=self.stuck,
-                       title=None)
+        task = _render(
+            "plan_task.j2", tool_name=PLAN_TOOL, lang=self.lang, stuck=self.stuck, title=None
+        )
         # The corpus is one block with a cache marker: repair rounds re-read it from the cache.
-        return {"role": "user", "content": [
-            {"type": "text", "text": corpus_block, "cache_control": {"type": "ephemeral"}},
-            {"type": "text", "text": task}]}
+        return {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": corpus_block, "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": task},
+            ],
+        }
 
     def input_tokens(self, corpus_block: str) -> int:
         request = self._request([self._first_message(corpus_block)], PLAN_MAX_TOKENS)
@@ -219,10 +269,19 @@ class _PlanJob:
         return counted if counted is not None else estimate_tokens(self.system + corpus_block)
 
     def _request(self, messages: list[dict[str, Any]], max_tokens: int) -> LLMRequest:
-        return LLMRequest(system=self.system, messages=messages, max_tokens=max_tokens,
-                          tools=[{"name": PLAN_TOOL, "input_schema": plan_tool_schema(),
-                                  "description": "Submit the complete page plan."}],
-                          tool_choice={"type": "tool", "name": PLAN_TOOL})
+        return LLMRequest(
+            system=self.system,
+            messages=messages,
+            max_tokens=max_tokens,
+            tools=[
+                {
+                    "name": PLAN_TOOL,
+                    "input_schema": plan_tool_schema(),
+                    "description": "Submit the complete page plan.",
+                }
+            ],
+            tool_choice={"type": "tool", "name": PLAN_TOOL},
+        )
 
     def run(self, corpus_block: str, path: ExtractPath) -> tuple[Plan, int]:
         first = self._first_message(corpus_block)
@@ -238,17 +297,35 @@ class _PlanJob:
             messages = [first, _assistant_turn(reply), self._repair_turn(reply, violations)]
         assert best is not None
         saved = self._save_invalid(best[1], best[2])
-        raise PlanRepairFailed(best[0], self.max_rounds, self.session.usage, saved,
-                               last_output=json.dumps(best[1], ensure_ascii=False)[:2000])
+        raise PlanRepairFailed(
+            best[0],
+            self.max_rounds,
+            self.session.usage,
+            saved,
+            last_output=json.dumps(best[1], ensure_ascii=False)[:2000],
+        )
 
-    def _evaluate(self, reply: LLMReply, path: ExtractPath) -> tuple[Any, Plan | None, list[Violation]]:
+    def _evaluate(
+        self, reply: LLMReply, path: ExtractPath
+    ) -> tuple[Any, Plan | None, list[Violation]]:
         data, problem = _plan_data(reply)
         if problem is not None:
             return data, None, [problem]
-        data = {**data, "format": PLAN_FORMAT, "lang": self.lang,
-                "meta": {"made_by": "llm", "model": self.session.client.model,
-                         "date": datetime.date.today().isoformat(), "path": path}}
-        checks: dict[str, Any] = {"values_for": self.values_for, "scenario_ids": set(self.scenarios)}
+        data = {
+            **data,
+            "format": PLAN_FORMAT,
+            "lang": self.lang,
+            "meta": {
+                "made_by": "llm",
+                "model": self.session.client.model,
+                "date": datetime.date.today().isoformat(),
+                "path": path,
+            },
+        }
+        checks: dict[str, Any] = {
+            "values_for": self.values_for,
+            "scenario_ids": set(self.scenarios),
+        }
         try:
             plan = parse_plan(data)
         except PlanError as err:
@@ -262,18 +339,32 @@ class _PlanJob:
         return data, plan, plan_violations(plan, self.corpus, **checks)
 
     def _repair_turn(self, reply: LLMReply, violations: list[Violation]) -> dict[str, Any]:
-        text = _render("repair.j2", violations=violations, tool_name=PLAN_TOOL,
-                       caption_limit=self._limit())
+        text = _render(
+            "repair.j2", violations=violations, tool_name=PLAN_TOOL, caption_limit=self._limit()
+        )
         tool_id = reply.tool_use_id(PLAN_TOOL)
         if tool_id is not None and isinstance(reply.tool_input(PLAN_TOOL), dict):
-            return {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": tool_id, "is_error": True, "content": text}]}
+            return {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tool_id,
+                        "is_error": True,
+                        "content": text,
+                    }
+                ],
+            }
         return {"role": "user", "content": [{"type": "text", "text": text}]}
 
     def _save_invalid(self, data: Any, plan: Plan | None) -> Path | None:
         if data is None:
             return None
-        text = dump_plan(plan) if plan is not None else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        text = (
+            dump_plan(plan)
+            if plan is not None
+            else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        )
         target = self.out_dir / INVALID_PLAN_NAME
         _atomic_write(target, text)
         return target
@@ -292,7 +383,9 @@ def _plan_data(reply: LLMReply) -> tuple[Any, Violation | None]:
         try:
             data = json.loads(data)
         except json.JSONDecodeError as err:
-            return data, Violation("(json)", f"not valid JSON at line {err.lineno} column {err.colno}: {err.msg}")
+            return data, Violation(
+                "(json)", f"not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
+            )
     if not isinstance(data, dict):
         return data, Violation("(root)", "the plan must be a JSON object")
     return data, None
@@ -305,7 +398,9 @@ def _assistant_turn(reply: LLMReply) -> dict[str, Any]:
         if block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
             blocks.append({k: block[k] for k in ("type", "id", "name", "input")})
         elif block.get("type") == "tool_use":
-            blocks.append({"type": "text", "text": json.dumps(block.get("input"), ensure_ascii=False)})
+            blocks.append(
+                {"type": "text", "text": json.dumps(block.get("input"), ensure_ascii=False)}
+            )
         elif block.get("type") == "text" and str(block.get("text", "")).strip():
             blocks.append({"type": "text", "text": block["text"]})
     return {"role": "assistant", "content": blocks or [{"type": "text", "text": "(no output)"}]}
@@ -349,8 +444,10 @@ class _Session:
                 self.cached_calls += 1
             self.usage.extra["cached_calls"] = float(self.cached_calls)
             if reply.stop_reason == "refusal":
-                raise LLMError("the model refused to plan these articles (stop_reason 'refusal'); "
-                               "check their content, or write plan.json by hand")
+                raise LLMError(
+                    "the model refused to plan these articles (stop_reason 'refusal'); "
+                    "check their content, or write plan.json by hand"
+                )
             if reply.stop_reason != "max_tokens":
                 if cached is None:
                     self._store(key, reply)
@@ -368,8 +465,9 @@ class _Session:
 
     def _store(self, key: str, reply: LLMReply) -> None:
         entry = {"request_sha256": key, "model": self.client.model, "reply": reply.to_dict()}
-        _atomic_write(self.cache_dir / f"{key}.json",
-                      json.dumps(entry, ensure_ascii=False, indent=2) + "\n")
+        _atomic_write(
+            self.cache_dir / f"{key}.json", json.dumps(entry, ensure_ascii=False, indent=2) + "\n"
+        )
 
 
 def _add_usage(total: LLMUsage, one: LLMUsage) -> None:
@@ -391,15 +489,33 @@ def _notes_corpus(session: _Session, corpus: Corpus, lang: str, budget: int) -> 
     notes = []
     for source in corpus.sources:
         paragraphs, truncated = _fit(source, budget)
-        task = _render("notes_task.j2", tool_name=NOTES_TOOL, source=source,
-                       paragraphs=paragraphs, truncated=truncated)
+        task = _render(
+            "notes_task.j2",
+            tool_name=NOTES_TOOL,
+            source=source,
+            paragraphs=paragraphs,
+            truncated=truncated,
+        )
         request = LLMRequest(
-            system=system, max_tokens=NOTES_MAX_TOKENS,
-            messages=[{"role": "user", "content": [
-                {"type": "text", "text": task, "cache_control": {"type": "ephemeral"}}]}],
-            tools=[{"name": NOTES_TOOL, "input_schema": NOTES_SCHEMA,
-                    "description": "Record the notes of one article."}],
-            tool_choice={"type": "tool", "name": NOTES_TOOL})
+            system=system,
+            max_tokens=NOTES_MAX_TOKENS,
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": task, "cache_control": {"type": "ephemeral"}}
+                    ],
+                }
+            ],
+            tools=[
+                {
+                    "name": NOTES_TOOL,
+                    "input_schema": NOTES_SCHEMA,
+                    "description": "Record the notes of one article.",
+                }
+            ],
+            tool_choice={"type": "tool", "name": NOTES_TOOL},
+        )
         raw = session.call(request).tool_input(NOTES_TOOL)
         notes.append({"source": source, "text": _notes_text(corpus, source, raw)})
     return _render("notes_corpus.j2", notes=notes, reading_list=corpus.reading_list)
@@ -441,8 +557,12 @@ def _notes_text(corpus: Corpus, source: Source, raw: Any) -> str:
 @cache
 def _environment() -> jinja2.Environment:
     # Prompts are plain text for the model, not HTML: autoescaping would mangle quotes.
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(PROMPTS_DIR), autoescape=False,
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PROMPTS_DIR),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
 
 
 def _render(template: str, **values: Any) -> str:
@@ -480,7 +600,9 @@ def estimate_tokens(text: str) -> int:
 
 @cache
 def _prices() -> dict[str, dict[str, float]]:
-    models: dict[str, dict[str, float]] = json.loads(PRICING_FILE.read_text(encoding="utf-8"))["models"]
+    models: dict[str, dict[str, float]] = json.loads(PRICING_FILE.read_text(encoding="utf-8"))[
+        "models"
+    ]
     return models
 
 
@@ -490,30 +612,42 @@ def estimate_cost(model: str, usage: LLMUsage) -> tuple[float, bool]:
     if not matches:
         return 0.0, False
     p = _prices()[max(matches, key=len)]
-    total = (usage.input_tokens * p["input"] + usage.output_tokens * p["output"]
-             + usage.cache_creation_input_tokens * p["cache_write"]
-             + usage.cache_read_input_tokens * p["cache_read"])
+    total = (
+        usage.input_tokens * p["input"]
+        + usage.output_tokens * p["output"]
+        + usage.cache_creation_input_tokens * p["cache_write"]
+        + usage.cache_read_input_tokens * p["cache_read"]
+    )
     return round(total / TOKENS_PER_MTOK, 6), True
 
 
 def _usage_dict(usage: LLMUsage, cost: float) -> dict[str, float]:
-    return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
-            "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-            "cache_read_input_tokens": usage.cache_read_input_tokens,
-            "calls": usage.calls, "cached_calls": usage.extra.get("cached_calls", 0.0),
-            "cost_usd": cost}
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "calls": usage.calls,
+        "cached_calls": usage.extra.get("cached_calls", 0.0),
+        "cost_usd": cost,
+    }
 
 
 def format_usage(result: ExtractResult) -> str:
     """One line: tokens by kind and the estimated cost."""
     u = result.usage
-    cost = f"est. cost ${result.cost_usd:.4f}" if result.price_known else (
-        f"cost unknown ({result.model} is not in pipeline/pricing.json)")
+    cost = (
+        f"est. cost ${result.cost_usd:.4f}"
+        if result.price_known
+        else (f"cost unknown ({result.model} is not in pipeline/pricing.json)")
+    )
     source = " — answered from the cache, no API call" if result.cached else ""
-    return (f"LLM {result.model}, {result.path} path, {result.attempts} attempt(s), {u.calls} call(s): "
-            f"input {u.input_tokens:,} · output {u.output_tokens:,} · cache write "
-            f"{u.cache_creation_input_tokens:,} · cache read {u.cache_read_input_tokens:,} tokens · "
-            f"{cost}{source}")
+    return (
+        f"LLM {result.model}, {result.path} path, {result.attempts} attempt(s), {u.calls} call(s): "
+        f"input {u.input_tokens:,} · output {u.output_tokens:,} · cache write "
+        f"{u.cache_creation_input_tokens:,} · cache read {u.cache_read_input_tokens:,} tokens · "
+        f"{cost}{source}"
+    )
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -528,5 +662,12 @@ def _atomic_write(path: Path, text: str) -> None:
         raise
 
 
-__all__ = ["ExtractResult", "extract_plan", "format_usage", "run_extraction", "corpus_hash",
-           "estimate_cost", "plan_tool_schema"]
+__all__ = [
+    "ExtractResult",
+    "extract_plan",
+    "format_usage",
+    "run_extraction",
+    "corpus_hash",
+    "estimate_cost",
+    "plan_tool_schema",
+]

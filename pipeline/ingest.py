@@ -25,8 +25,15 @@ WORDS_PER_MINUTE = 200
 MIN_READING_MINUTES = 1
 # A text is Chinese when at least this share of its words are CJK characters.
 ZH_WORD_SHARE = 0.3
-KIND_BY_SUFFIX = {".md": "md", ".markdown": "md", ".txt": "txt", ".text": "txt",
-                  ".html": "html", ".htm": "html", ".pdf": "pdf"}
+KIND_BY_SUFFIX = {
+    ".md": "md",
+    ".markdown": "md",
+    ".txt": "txt",
+    ".text": "txt",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+}
 READING_LIST_NAME = "reading-list.md"
 # Files of the folder that are not articles: the reading list is parsed on its own, the config
 # and a reviewed plan are read by other stages.
@@ -39,14 +46,18 @@ READING_LIST_ITEM = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])\s+\[(?P<title>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)\s*"
     r"(?:[—–:：-]+\s*)?(?P<note>.*)$"
 )
-READING_LIST_BARE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$")
+READING_LIST_BARE = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$"
+)
 
 
 def ingest_folder(src: Path) -> Corpus:
     """Read every article under `src` into a Corpus. Raises `SourceError` when the folder is
     missing, empty, or holds no readable article; an unreadable file is only skipped."""
     if not src.exists():
-        raise SourceError(f"{src}: folder not found; pass a folder of articles (.md, .txt, .html, .pdf)")
+        raise SourceError(
+            f"{src}: folder not found; pass a folder of articles (.md, .txt, .html, .pdf)"
+        )
     if not src.is_dir():
         raise SourceError(f"{src}: not a folder; pass the folder that holds the articles")
     sources: list[Source] = []
@@ -63,7 +74,11 @@ def ingest_folder(src: Path) -> Corpus:
             continue
         kind = KIND_BY_SUFFIX.get(path.suffix.lower())
         if kind is None:
-            skipped.append(SkippedFile(path=rel, reason=f"not an article format ({path.suffix or 'no extension'})"))
+            skipped.append(
+                SkippedFile(
+                    path=rel, reason=f"not an article format ({path.suffix or 'no extension'})"
+                )
+            )
             continue
         try:
             sources.append(_read_source(path, rel, kind, used_ids))
@@ -73,9 +88,13 @@ def ingest_folder(src: Path) -> Corpus:
         raise SourceError(f"{src}: folder is empty; put articles (.md, .txt, .html, .pdf) in it")
     if not sources:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5]) or "no article files"
-        raise SourceError(f"{src}: no readable article ({reasons}); add .md, .txt, .html or .pdf files")
+        raise SourceError(
+            f"{src}: no readable article ({reasons}); add .md, .txt, .html or .pdf files"
+        )
     _attach_reading_list_lengths(reading_list, sources)
-    return Corpus(folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped)
+    return Corpus(
+        folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped
+    )
 
 
 def _article_candidates(src: Path) -> list[Path]:
@@ -94,7 +113,9 @@ def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise Unreadable(f"too large ({size} bytes, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
+            raise Unreadable(
+                f"too large ({size} bytes, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)"
+            )
         if size == 0:
             raise Unreadable("empty file")
         data = path.read_bytes()
@@ -125,7 +146,9 @@ def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[
         chars=len(re.sub(r"\s+", "", text)),  # whitespace is layout, not content
         reading_minutes=reading_minutes(cjk, latin),
         sha256=hashlib.sha256(data).hexdigest(),
-        paragraphs=[Paragraph(anchor=f"{source_id}-p{i}", text=p) for i, p in enumerate(ex.paragraphs, 1)],
+        paragraphs=[
+            Paragraph(anchor=f"{source_id}-p{i}", text=p) for i, p in enumerate(ex.paragraphs, 1)
+        ],
         links=_unique([u for u in ex.links if u != url]),
     )
 
@@ -192,7 +215,9 @@ def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingLi
     try:
         text, _ = decode_text(path.read_bytes())
     except (OSError, Unreadable) as why:
-        skipped.append(SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}"))
+        skipped.append(
+            SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
+        )
         return []
     return parse_reading_list(text)
 
@@ -224,4 +249,6 @@ def write_corpus(corpus: Corpus, path: Path) -> None:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError as err:
-        raise OutputError(f"{path}: cannot write ({err.strerror or err}); check the output folder") from None
+        raise OutputError(
+            f"{path}: cannot write ({err.strerror or err}); check the output folder"
+        ) from None

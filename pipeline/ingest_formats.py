@@ -10,6 +10,7 @@ import codecs
 import io
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import charset_normalizer
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
@@ -27,14 +28,57 @@ BOMS = [
 # A file whose first bytes hold a NUL (and no UTF-16/32 BOM) is binary, whatever its name.
 BINARY_SNIFF_BYTES = 8192
 # Names charset-normalizer reports, mapped to the names we record.
-ENCODING_NAMES = {"utf_8": "utf-8", "gb18030": "gb18030", "gbk": "gb18030", "gb2312": "gb18030",
-                  "big5": "big5", "cp1252": "cp1252", "latin_1": "latin-1"}
+ENCODING_NAMES = {
+    "utf_8": "utf-8",
+    "gb18030": "gb18030",
+    "gbk": "gb18030",
+    "gb2312": "gb18030",
+    "big5": "big5",
+    "cp1252": "cp1252",
+    "latin_1": "latin-1",
+}
 HTML_DECLARED_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)""", re.I)
-DROPPED_HTML_TAGS = ["nav", "script", "style", "footer", "aside", "noscript", "template",
-                     "form", "iframe", "svg", "button"]
-BLOCK_HTML_TAGS = {"address", "article", "blockquote", "dd", "details", "div", "dl", "dt",
-                   "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "li",
-                   "main", "ol", "p", "section", "summary", "ul", "body", "html"}
+DROPPED_HTML_TAGS = [
+    "nav",
+    "script",
+    "style",
+    "footer",
+    "aside",
+    "noscript",
+    "template",
+    "form",
+    "iframe",
+    "svg",
+    "button",
+]
+BLOCK_HTML_TAGS = {
+    "address",
+    "article",
+    "blockquote",
+    "dd",
+    "details",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "li",
+    "main",
+    "ol",
+    "p",
+    "section",
+    "summary",
+    "ul",
+    "body",
+    "html",
+}
 URL = re.compile(r"https?://[^\s<>\"'()\[\]{}，。、；：！？」』）]+")
 URL_TRAILING_PUNCTUATION = ".,;:!?'\""
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n---[ \t]*\n", re.S)
@@ -85,8 +129,9 @@ def decode_text(data: bytes, declared: str | None = None) -> tuple[str, str]:
         pass
     if declared:
         try:
-            return data.decode(declared), ENCODING_NAMES.get(declared.lower().replace("-", "_"),
-                                                             declared.lower())
+            return data.decode(declared), ENCODING_NAMES.get(
+                declared.lower().replace("-", "_"), declared.lower()
+            )
         except (UnicodeDecodeError, LookupError):
             pass  # a wrong declaration is common in saved pages: fall through to detection
     best = charset_normalizer.from_bytes(data, cp_isolation=DETECTABLE_ENCODINGS).best()
@@ -163,7 +208,7 @@ def parse_markdown(data: bytes) -> Extracted:
     m = FRONT_MATTER.match(text)
     if m:
         meta = _simple_front_matter(m.group(1))
-        text = text[m.end():]
+        text = text[m.end() :]
     links = [u for _, u in MD_LINK.findall(text)] + find_urls(MD_LINK.sub("", text))
     paragraphs: list[str] = []
     title: str | None = meta.get("title") or None
@@ -178,9 +223,14 @@ def parse_markdown(data: bytes) -> Extracted:
             cleaned = "\n".join(cleaned.splitlines()[1:-1]) if cleaned.count("\n") else ""
         if cleaned.strip():
             paragraphs.append(cleaned.strip())
-    return Extracted(paragraphs, encoding, title=title or _first_line(paragraphs),
-                     url=meta.get("url") or meta.get("canonical") or None,
-                     lang=meta.get("lang") or meta.get("language") or None, links=links)
+    return Extracted(
+        paragraphs,
+        encoding,
+        title=title or _first_line(paragraphs),
+        url=meta.get("url") or meta.get("canonical") or None,
+        lang=meta.get("lang") or meta.get("language") or None,
+        links=links,
+    )
 
 
 def _markdown_blocks(text: str) -> list[str]:
@@ -244,12 +294,21 @@ def parse_html(data: bytes) -> Extracted:
         if tag.find_parent(["article", "main"]) is None:
             tag.decompose()
     root = soup.body or soup
-    links = [str(a["href"]) for a in root.find_all("a", href=True)
-             if str(a["href"]).startswith(("http://", "https://"))]
+    links = [
+        str(a["href"])
+        for a in root.find_all("a", href=True)
+        if str(a["href"]).startswith(("http://", "https://"))
+    ]
     paragraphs = [p for p in _html_blocks(root) if p]
     links += find_urls("\n".join(paragraphs))
-    return Extracted(paragraphs, encoding, title=title or _first_line(paragraphs),
-                     url=canonical, lang=str(lang) if lang else None, links=links)
+    return Extracted(
+        paragraphs,
+        encoding,
+        title=title or _first_line(paragraphs),
+        url=canonical,
+        lang=str(lang) if lang else None,
+        links=links,
+    )
 
 
 def _html_title(soup: BeautifulSoup) -> str | None:
@@ -266,7 +325,7 @@ def _html_title(soup: BeautifulSoup) -> str | None:
 
 def _html_canonical(soup: BeautifulSoup) -> str | None:
     for link in soup.find_all("link", href=True):
-        rel = link.get("rel") or []
+        rel: Any = link.get("rel") or []
         rels = [str(r) for r in rel] if isinstance(rel, list) else [str(rel)]
         if "canonical" in [r.lower() for r in rels] and str(link["href"]).startswith("http"):
             return str(link["href"])
@@ -338,8 +397,9 @@ def parse_pdf(data: bytes) -> Extracted:
     if not paragraphs:
         raise Unreadable("PDF has no text layer (scanned?)")
     title = meta_title.strip() if isinstance(meta_title, str) and meta_title.strip() else None
-    return Extracted(paragraphs, "pdf", title=title or _first_line(paragraphs),
-                     links=find_urls("\n".join(pages)))
+    return Extracted(
+        paragraphs, "pdf", title=title or _first_line(paragraphs), links=find_urls("\n".join(pages))
+    )
 
 
 PARSERS = {"md": parse_markdown, "txt": parse_text, "html": parse_html, "pdf": parse_pdf}

@@ -51,8 +51,12 @@ class LLMRequest:
 
     def body(self, model: str) -> dict[str, Any]:
         """The JSON body as sent (also the cache key's input)."""
-        out: dict[str, Any] = {"model": model, "max_tokens": self.max_tokens,
-                               "system": self.system, "messages": self.messages}
+        out: dict[str, Any] = {
+            "model": model,
+            "max_tokens": self.max_tokens,
+            "system": self.system,
+            "messages": self.messages,
+        }
         if self.tools:
             out["tools"] = self.tools
         if self.tool_choice:
@@ -87,10 +91,17 @@ class LLMReply:
 
     def to_dict(self) -> dict[str, Any]:
         u = self.usage
-        return {"content": self.content, "stop_reason": self.stop_reason, "model": self.model,
-                "usage": {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                          "cache_creation_input_tokens": u.cache_creation_input_tokens,
-                          "cache_read_input_tokens": u.cache_read_input_tokens}}
+        return {
+            "content": self.content,
+            "stop_reason": self.stop_reason,
+            "model": self.model,
+            "usage": {
+                "input_tokens": u.input_tokens,
+                "output_tokens": u.output_tokens,
+                "cache_creation_input_tokens": u.cache_creation_input_tokens,
+                "cache_read_input_tokens": u.cache_read_input_tokens,
+            },
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LLMReply:
@@ -200,9 +211,13 @@ class LLMClient:
             text = f"cannot reach {where} after {attempt + 1} attempt(s): check the network or {BASE_URL_ENV}"
         elif isinstance(err, anthropic.APIStatusError):
             asked = _retry_after_s(err)
-            pause = f" (it asks to wait {asked:.0f}s)" if asked and asked > MAX_RETRY_AFTER_S else ""
-            text = (f"{where} answered {err.status_code} {_error_type(err)}: {_error_message(err)}"
-                    f" after {attempt + 1} attempt(s){pause}; try again later")
+            pause = (
+                f" (it asks to wait {asked:.0f}s)" if asked and asked > MAX_RETRY_AFTER_S else ""
+            )
+            text = (
+                f"{where} answered {err.status_code} {_error_type(err)}: {_error_message(err)}"
+                f" after {attempt + 1} attempt(s){pause}; try again later"
+            )
         else:
             text = f"{where} failed: {type(err).__name__}"
         return self._redact(text)
@@ -227,8 +242,11 @@ def _retryable(err: anthropic.APIError) -> bool:
     if isinstance(err, anthropic.APIConnectionError):
         return True  # includes APITimeoutError
     if isinstance(err, anthropic.APIStatusError):
-        return err.status_code in RETRYABLE_STATUS or err.status_code >= 500 or (
-            _error_type(err) in RETRYABLE_ERROR_TYPES)
+        return (
+            err.status_code in RETRYABLE_STATUS
+            or err.status_code >= 500
+            or (_error_type(err) in RETRYABLE_ERROR_TYPES)
+        )
     return _error_type(err) in RETRYABLE_ERROR_TYPES  # an error event inside a stream
 
 

@@ -56,7 +56,11 @@ def _pdf_bytes(text: str, title: str | None = None) -> bytes:
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     info = b" /Info %d 0 R" % len(objects) if title else b""
-    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, info, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        info,
+        xref,
+    )
     return bytes(out)
 
 
@@ -67,23 +71,27 @@ def mixed(tmp_path: Path) -> Corpus:
     (root / ".git").mkdir()
     (root / ".git" / "config").write_text("[core]", encoding="utf-8")
     (root / "a.md").write_text(
-        "---\ntitle: \"KV 缓存\"\nurl: https://example.org/kv\nlang: zh\n---\n\n# 标题不覆盖\n\n"
+        '---\ntitle: "KV 缓存"\nurl: https://example.org/kv\nlang: zh\n---\n\n# 标题不覆盖\n\n'
         "KV cache 很重要，见 [原文](https://example.org/source) 和 **加粗** 的 `code`。\n\n"
-        "```\nline one\n\nline two\n```\n", encoding="utf-8")
+        "```\nline one\n\nline two\n```\n",
+        encoding="utf-8",
+    )
     (root / "bom.txt").write_bytes("\ufeff带 BOM 的标题\n\n第二段。".encode())
     (root / "utf16.txt").write_bytes("UTF-16 title\n\nSecond paragraph here.".encode("utf-16"))
     (root / "gbk.txt").write_bytes(f"国标编码\n\n{ZH}".encode("gbk"))
     (root / "big5.txt").write_bytes(f"繁體標題\n\n{ZH_TRADITIONAL}".encode("big5"))
     (root / "deep" / "er" / "page.html").write_bytes(GBK_HTML.encode("gbk"))
-    (root / "deep" / "doc.pdf").write_bytes(_pdf_bytes("Paged attention splits memory into blocks.",
-                                                       title="Paged Attention Notes"))
+    (root / "deep" / "doc.pdf").write_bytes(
+        _pdf_bytes("Paged attention splits memory into blocks.", title="Paged Attention Notes")
+    )
     (root / "binary.md").write_bytes(bytes(range(256)) * 40)
     (root / "empty.md").write_bytes(b"")
     (root / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (root / "page.toml").write_text('title = "x"\n', encoding="utf-8")
     (root / "plan.json").write_text("{}", encoding="utf-8")
     (root / "reading-list.md").write_text(
-        "# 清单\n\n- [KV 缓存](https://example.org/kv) — 主线\n", encoding="utf-8")
+        "# 清单\n\n- [KV 缓存](https://example.org/kv) — 主线\n", encoding="utf-8"
+    )
     return ingest_folder(root)
 
 
@@ -93,9 +101,15 @@ def _by_path(corpus: Corpus) -> dict[str, object]:
 
 def test_formats_and_encodings(mixed: Corpus) -> None:
     got = {s.path: s.encoding for s in mixed.sources}
-    assert got == {"a.md": "utf-8", "big5.txt": "big5", "bom.txt": "utf-8-bom",
-                   "deep/doc.pdf": "pdf", "deep/er/page.html": "gb18030",
-                   "gbk.txt": "gb18030", "utf16.txt": "utf-16"}
+    assert got == {
+        "a.md": "utf-8",
+        "big5.txt": "big5",
+        "bom.txt": "utf-8-bom",
+        "deep/doc.pdf": "pdf",
+        "deep/er/page.html": "gb18030",
+        "gbk.txt": "gb18030",
+        "utf16.txt": "utf-16",
+    }
     kinds = {s.path: s.kind for s in mixed.sources}
     assert kinds["deep/doc.pdf"] == "pdf" and kinds["deep/er/page.html"] == "html"
     text = {s.path: s.text for s in mixed.sources}
@@ -151,7 +165,12 @@ def test_skipped_files_have_reasons(mixed: Corpus) -> None:
 def test_reading_list_from_folder_gets_source_length(mixed: Corpus) -> None:
     [entry] = mixed.reading_list
     a = next(s for s in mixed.sources if s.path == "a.md")
-    assert (entry.title, entry.url, entry.note, entry.words) == ("KV 缓存", "https://example.org/kv", "主线", a.words)
+    assert (entry.title, entry.url, entry.note, entry.words) == (
+        "KV 缓存",
+        "https://example.org/kv",
+        "主线",
+        a.words,
+    )
 
 
 def test_twenty_megabyte_file_is_skipped_not_read(tmp_path: Path) -> None:
@@ -186,8 +205,15 @@ def test_counts_and_reading_minutes(tmp_path: Path) -> None:
     root.mkdir()
     (root / "x.txt").write_text("KV cache 很重要", encoding="utf-8")
     [s] = ingest_folder(root).sources
-    assert (s.words, s.chars, s.reading_minutes, s.lang) == (5, 10, 1, "zh")  # chars: non-whitespace
-    assert reading_minutes(600, 0) == 2 and reading_minutes(0, 401) == 3 and reading_minutes(0, 0) == 1
+    assert (s.words, s.chars, s.reading_minutes, s.lang) == (
+        5,
+        10,
+        1,
+        "zh",
+    )  # chars: non-whitespace
+    assert (
+        reading_minutes(600, 0) == 2 and reading_minutes(0, 401) == 3 and reading_minutes(0, 0) == 1
+    )
 
 
 def test_ids_are_stable_and_unique(tmp_path: Path) -> None:
@@ -202,19 +228,24 @@ def test_ids_are_stable_and_unique(tmp_path: Path) -> None:
 
 
 def test_parse_reading_list_variants() -> None:
-    text = ("# List\n\nSome prose with [a link](https://ignored.example) inline.\n"
-            "- [One](https://a.example/1) — note one\n"
-            "* [Two](https://a.example/2) – note two\n"
-            "1. [Three](https://a.example/3): note three\n"
-            "- [Four](https://a.example/4)\n"
-            "- https://a.example/5 — bare\n"
-            "- [Dup](https://A.example/1/) — again\n"
-            "- [Local](file:///etc/passwd) — not http\n")
+    text = (
+        "# List\n\nSome prose with [a link](https://ignored.example) inline.\n"
+        "- [One](https://a.example/1) — note one\n"
+        "* [Two](https://a.example/2) – note two\n"
+        "1. [Three](https://a.example/3): note three\n"
+        "- [Four](https://a.example/4)\n"
+        "- https://a.example/5 — bare\n"
+        "- [Dup](https://A.example/1/) — again\n"
+        "- [Local](file:///etc/passwd) — not http\n"
+    )
     entries = parse_reading_list(text)
     assert [(e.title, e.url, e.note) for e in entries] == [
-        ("One", "https://a.example/1", "note one"), ("Two", "https://a.example/2", "note two"),
-        ("Three", "https://a.example/3", "note three"), ("Four", "https://a.example/4", ""),
-        ("https://a.example/5", "https://a.example/5", "bare")]
+        ("One", "https://a.example/1", "note one"),
+        ("Two", "https://a.example/2", "note two"),
+        ("Three", "https://a.example/3", "note three"),
+        ("Four", "https://a.example/4", ""),
+        ("https://a.example/5", "https://a.example/5", "bare"),
+    ]
 
 
 def test_write_corpus_is_atomic_and_round_trips(mixed: Corpus, tmp_path: Path) -> None:
@@ -239,8 +270,14 @@ def test_example_folder() -> None:
     corpus = ingest_folder(EXAMPLE)
     assert corpus.skipped == []
     ids = [s.id for s in corpus.sources]
-    assert ids[:6] == ["01-serving-loop", "02-continuous-batching", "03-kv-cache-paged-attention",
-                       "04-chunked-prefill", "05-prefix-caching", "06-inference-arithmetic"]
+    assert ids[:6] == [
+        "01-serving-loop",
+        "02-continuous-batching",
+        "03-kv-cache-paged-attention",
+        "04-chunked-prefill",
+        "05-prefix-caching",
+        "06-inference-arithmetic",
+    ]
     first = corpus.sources[0]
     assert first.title == "推理引擎的主循环：一个请求从排队到吐完最后一个字"
     assert first.url == "https://www.aleksagordic.com/blog/vllm"
@@ -259,12 +296,14 @@ def test_html_without_declared_charset_and_title_fallbacks(tmp_path: Path) -> No
     root = tmp_path / "h"
     root.mkdir()
     (root / "gbk-undeclared.htm").write_bytes(
-        f"<html><body><h1>调度器</h1><p>{ZH}</p></body></html>".encode("gbk"))
+        f"<html><body><h1>调度器</h1><p>{ZH}</p></body></html>".encode("gbk")
+    )
     (root / "og.html").write_text(
         '<html lang="en"><head><meta property="og:title" content="OG Title">'
         '<meta property="og:url" content="https://og.example/post"></head>'
         "<body><header>Site menu</header><main><p>First line<br>second line</p></main></body></html>",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     by_path = {s.path: s for s in ingest_folder(root).sources}
     gbk = by_path["gbk-undeclared.htm"]
     assert (gbk.encoding, gbk.title, gbk.lang) == ("gb18030", "调度器", "zh")

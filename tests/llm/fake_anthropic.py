@@ -37,31 +37,56 @@ class Recorded:
     body: dict[str, Any]
 
 
-def usage(input_tokens: int = 1200, output_tokens: int = 900, cache_write: int = 1000,
-          cache_read: int = 0) -> dict[str, int]:
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
-            "cache_creation_input_tokens": cache_write, "cache_read_input_tokens": cache_read}
+def usage(
+    input_tokens: int = 1200, output_tokens: int = 900, cache_write: int = 1000, cache_read: int = 0
+) -> dict[str, int]:
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": cache_write,
+        "cache_read_input_tokens": cache_read,
+    }
 
 
-def _message(content: list[dict[str, Any]], stop_reason: str, use: dict[str, int] | None) -> dict[str, Any]:
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": "fake-model",
-            "content": content, "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": use or usage()}
+def _message(
+    content: list[dict[str, Any]], stop_reason: str, use: dict[str, int] | None
+) -> dict[str, Any]:
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": "fake-model",
+        "content": content,
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": use or usage(),
+    }
 
 
-def tool_reply(name: str, tool_input: Any, *, stop_reason: str = "tool_use",
-               use: dict[str, int] | None = None, raw_tool_json: str | None = None) -> Reply:
+def tool_reply(
+    name: str,
+    tool_input: Any,
+    *,
+    stop_reason: str = "tool_use",
+    use: dict[str, int] | None = None,
+    raw_tool_json: str | None = None,
+) -> Reply:
     block = {"type": "tool_use", "id": "toolu_fake_1", "name": name, "input": tool_input}
     return Reply(message=_message([block], stop_reason, use), raw_tool_json=raw_tool_json)
 
 
-def text_reply(text: str, *, stop_reason: str = "end_turn", use: dict[str, int] | None = None) -> Reply:
+def text_reply(
+    text: str, *, stop_reason: str = "end_turn", use: dict[str, int] | None = None
+) -> Reply:
     return Reply(message=_message([{"type": "text", "text": text}], stop_reason, use))
 
 
-def error_reply(status: int, error_type: str, message: str, headers: dict[str, str] | None = None) -> Reply:
-    return Reply(status=status, error={"type": error_type, "message": message},
-                 headers=headers or {})
+def error_reply(
+    status: int, error_type: str, message: str, headers: dict[str, str] | None = None
+) -> Reply:
+    return Reply(
+        status=status, error={"type": error_type, "message": message}, headers=headers or {}
+    )
 
 
 class FakeAnthropic:
@@ -75,7 +100,9 @@ class FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         # A short poll interval keeps shutdown (once per test) fast.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -99,7 +126,11 @@ class FakeAnthropic:
             if path.endswith("/count_tokens"):
                 if isinstance(self.count_tokens, Reply):
                     return self.count_tokens
-                n = self.count_tokens if self.count_tokens is not None else len(json.dumps(body)) // 4
+                n = (
+                    self.count_tokens
+                    if self.count_tokens is not None
+                    else len(json.dumps(body)) // 4
+                )
                 return Reply(message={"input_tokens": n})
             if not self.replies:
                 return error_reply(500, "api_error", "fake: no scripted reply left")
@@ -117,13 +148,17 @@ class FakeAnthropic:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?", 1)[0]
                 with fake._lock:
-                    fake.requests.append(Recorded(path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    fake.requests.append(
+                        Recorded(path, {k.lower(): v for k, v in self.headers.items()}, body)
+                    )
                 reply = fake._next(path, body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 try:
                     if reply.error is not None:
-                        self._send_json(reply.status, {"type": "error", "error": reply.error}, reply.headers)
+                        self._send_json(
+                            reply.status, {"type": "error", "error": reply.error}, reply.headers
+                        )
                     elif body.get("stream") and path == "/v1/messages":
                         self._send_sse(reply)
                     else:
@@ -131,7 +166,9 @@ class FakeAnthropic:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
-            def _send_json(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+            def _send_json(
+                self, status: int, payload: dict[str, Any], headers: dict[str, str]
+            ) -> None:
                 data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
@@ -148,7 +185,9 @@ class FakeAnthropic:
                 self.send_header("cache-control", "no-cache")
                 self.end_headers()
                 for event in _sse_events(reply):
-                    self.wfile.write(f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
+                    self.wfile.write(
+                        f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
+                    )
                     self.wfile.flush()
 
         return Handler
@@ -161,20 +200,47 @@ def _sse_events(reply: Reply) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
     for i, block in enumerate(msg.get("content") or []):
         if block["type"] == "tool_use":
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {**block, "input": {}}})
-            text = reply.raw_tool_json if reply.raw_tool_json is not None else json.dumps(block["input"], ensure_ascii=False)
+            events.append(
+                {"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}}
+            )
+            text = (
+                reply.raw_tool_json
+                if reply.raw_tool_json is not None
+                else json.dumps(block["input"], ensure_ascii=False)
+            )
             for k in range(0, len(text), JSON_CHUNK_CHARS):
-                events.append({"type": "content_block_delta", "index": i,
-                               "delta": {"type": "input_json_delta", "partial_json": text[k:k + JSON_CHUNK_CHARS]}})
+                events.append(
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {
+                            "type": "input_json_delta",
+                            "partial_json": text[k : k + JSON_CHUNK_CHARS],
+                        },
+                    }
+                )
         else:
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {"type": "text", "text": ""}})
-            events.append({"type": "content_block_delta", "index": i,
-                           "delta": {"type": "text_delta", "text": block["text"]}})
+            events.append(
+                {
+                    "type": "content_block_start",
+                    "index": i,
+                    "content_block": {"type": "text", "text": ""},
+                }
+            )
+            events.append(
+                {
+                    "type": "content_block_delta",
+                    "index": i,
+                    "delta": {"type": "text_delta", "text": block["text"]},
+                }
+            )
         events.append({"type": "content_block_stop", "index": i})
-    events.append({"type": "message_delta",
-                   "delta": {"stop_reason": msg.get("stop_reason"), "stop_sequence": None},
-                   "usage": {"output_tokens": use["output_tokens"]}})
+    events.append(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": msg.get("stop_reason"), "stop_sequence": None},
+            "usage": {"output_tokens": use["output_tokens"]},
+        }
+    )
     events.append({"type": "message_stop"})
     return events

@@ -36,12 +36,18 @@ def write_folder(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "01-loop.md").write_text(
         f"---\ntitle: 推理主循环\nurl: {URLS[0]}\nlang: zh\n---\n\n# 推理主循环\n\n"
-        f"{QUOTES['loop']}写完的请求离场。\n\n{QUOTES['kv']}\n", encoding="utf-8")
+        f"{QUOTES['loop']}写完的请求离场。\n\n{QUOTES['kv']}\n",
+        encoding="utf-8",
+    )
     (root / "02-paged.md").write_text(
-        f"# 分页 KV cache\n\n{QUOTES['paged']}这样就不会浪费显存。\n", encoding="utf-8")
+        f"# 分页 KV cache\n\n{QUOTES['paged']}这样就不会浪费显存。\n", encoding="utf-8"
+    )
     (root / "reading-list.md").write_text(
-        "# 阅读清单\n\n" + "\n".join(f"- [文章 {i}]({u}) — 第 {i} 篇" for i, u in enumerate(URLS, 1)) + "\n",
-        encoding="utf-8")
+        "# 阅读清单\n\n"
+        + "\n".join(f"- [文章 {i}]({u}) — 第 {i} 篇" for i, u in enumerate(URLS, 1))
+        + "\n",
+        encoding="utf-8",
+    )
     return root
 
 
@@ -49,12 +55,16 @@ def _concept(i: int, cid: str, name: str, scenario: str | None) -> dict[str, Any
     scene = "timeline" if scenario else "generic"
     panel = {"scene": scene, "scenario": scenario, "focus": ["D"]}
     return {
-        "id": cid, "name": name, "name_en": f"Concept {cid}",
+        "id": cid,
+        "name": name,
+        "name_en": f"Concept {cid}",
         "solves_problem_of": None if i == 0 else "loop",
-        "problem_left": "还有新的麻烦", "body": f"{name}让主循环更顺。它有代价。",
+        "problem_left": "还有新的麻烦",
+        "body": f"{name}让主循环更顺。它有代价。",
         "trouble": {**panel, "caption": "D 在门外干等", "variant": "without" if scenario else None},
         "fix": {**panel, "caption": "D 马上就上场", "variant": "with" if scenario else None},
-        "solves": "少等一会儿", "costs": "多占一点显存",
+        "solves": "少等一会儿",
+        "costs": "多占一点显存",
         "terms": ["调度器"] if i == 0 else [],
         "citations": [{"source": "01-loop", "quote": QUOTES["loop"]}] if i == 0 else [],
     }
@@ -62,24 +72,51 @@ def _concept(i: int, cid: str, name: str, scenario: str | None) -> dict[str, Any
 
 def valid_plan_input() -> dict[str, Any]:
     """What a well-behaved model sends as the tool input: the plan without meta/format."""
-    names = [("loop", "主循环", None), ("kv_cache", "KV 缓存", "kv_cache"),
-             ("batching", "连续批处理", "batching"), ("paged", "分页显存", "kv_alloc"),
-             ("preempt", "抢占", "preemption"), ("chunked", "分块预填充", "chunked_prefill"),
-             ("prefix", "前缀缓存", "prefix_cache"), ("admit", "准入", "admission")]
+    names = [
+        ("loop", "主循环", None),
+        ("kv_cache", "KV 缓存", "kv_cache"),
+        ("batching", "连续批处理", "batching"),
+        ("paged", "分页显存", "kv_alloc"),
+        ("preempt", "抢占", "preemption"),
+        ("chunked", "分块预填充", "chunked_prefill"),
+        ("prefix", "前缀缓存", "prefix_cache"),
+        ("admit", "准入", "admission"),
+    ]
     concepts = [_concept(i, cid, name, sc) for i, (cid, name, sc) in enumerate(names)]
     concepts[1]["trouble"]["caption"] = "D 等了{D.ttft}步"
     return {
-        "lang": "zh", "title": "推理服务图解", "takeaway": "推理服务是一个不停转动的调度循环。",
-        "main_thread": {"sentence": "调度器每一步挑请求、拼批、算一步。", "kind": "loop",
-                        "stages": [{"label": "排队"}, {"label": "挑人"}, {"label": "算一步"}]},
+        "lang": "zh",
+        "title": "推理服务图解",
+        "takeaway": "推理服务是一个不停转动的调度循环。",
+        "main_thread": {
+            "sentence": "调度器每一步挑请求、拼批、算一步。",
+            "kind": "loop",
+            "stages": [{"label": "排队"}, {"label": "挑人"}, {"label": "算一步"}],
+        },
         "cast": [{"id": "A", "role": "老请求"}, {"id": "D", "role": "新请求", "state": "new"}],
         "glossary": [{"term": "调度器", "definition": "决定每一步谁上场的程序。"}],
         "concepts": concepts,
-        "ruler": {"sentence": "每个技巧都在指标之间取舍。", "metrics": [
-            {"id": "throughput", "name": "吞吐", "better": "higher", "definition": "每秒写出的字数"},
-            {"id": "ttft", "name": "首字延迟", "better": "lower", "definition": "等到第一个字的时间"}]},
+        "ruler": {
+            "sentence": "每个技巧都在指标之间取舍。",
+            "metrics": [
+                {
+                    "id": "throughput",
+                    "name": "吞吐",
+                    "better": "higher",
+                    "definition": "每秒写出的字数",
+                },
+                {
+                    "id": "ttft",
+                    "name": "首字延迟",
+                    "better": "lower",
+                    "definition": "等到第一个字的时间",
+                },
+            ],
+        },
         "walkthrough": {"concept": "chunked", "intro": "一步一步看长提示词怎么切开。"},
-        "route": [{"title": f"文章 {i}", "url": u, "why": "讲清主循环"} for i, u in enumerate(URLS[:3], 1)],
+        "route": [
+            {"title": f"文章 {i}", "url": u, "why": "讲清主循环"} for i, u in enumerate(URLS[:3], 1)
+        ],
     }
 
 

@@ -34,8 +34,15 @@ def corpus(tmp_path: Path) -> Corpus:
 
 
 def _extract(corpus: Corpus, out: Path, **kw: Any):  # type: ignore[no-untyped-def]
-    return extract_plan(corpus, lang="zh", stuck=["chunked"], out_dir=out, scenarios=SCENARIOS,
-                        values_for=values_for, **kw)
+    return extract_plan(
+        corpus,
+        lang="zh",
+        stuck=["chunked"],
+        out_dir=out,
+        scenarios=SCENARIOS,
+        values_for=values_for,
+        **kw,
+    )
 
 
 def _blocks(req: Recorded) -> list[dict[str, Any]]:
@@ -76,7 +83,9 @@ def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Pa
     assert result.usage.input_tokens == 1000 and result.usage.cache_creation_input_tokens == 800
     # claude-sonnet-4-6: 1000*3 + 2000*15 + 800*3.75 per MTok
     assert result.cost_usd == pytest.approx((3000 + 30000 + 3000) / 1e6)
-    assert result.plan.meta.usage and result.plan.meta.usage["cost_usd"] == pytest.approx(result.cost_usd)
+    assert result.plan.meta.usage and result.plan.meta.usage["cost_usd"] == pytest.approx(
+        result.cost_usd
+    )
     [req] = fake.messages()
     assert req.body["tool_choice"] == {"type": "tool", "name": PLAN_TOOL}
     assert req.body["stream"] is True  # a long output is streamed (SSE)
@@ -91,8 +100,10 @@ def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Pa
 
 
 def test_invalid_plan_then_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    fake.replies = [tool_reply(PLAN_TOOL, invalid_plan_input()),
-                    tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(50, 2000, 0, 1000))]
+    fake.replies = [
+        tool_reply(PLAN_TOOL, invalid_plan_input()),
+        tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(50, 2000, 0, 1000)),
+    ]
     result = _extract(corpus, tmp_path / "out")
     assert result.attempts == 2 and len(result.plan.concepts) == 8
     assert result.usage.calls == 2 and result.usage.cache_read_input_tokens == 1000
@@ -100,7 +111,10 @@ def test_invalid_plan_then_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_pat
     _assert_corpus_sent_once(repair, corpus)
     assistant = repair.body["messages"][1]
     assert assistant["role"] == "assistant"
-    assert assistant["content"][0]["input"]["route"][0]["url"] == "https://invented.example.com/nowhere"
+    assert (
+        assistant["content"][0]["input"]["route"][0]["url"]
+        == "https://invented.example.com/nowhere"
+    )
     [result_block] = repair.body["messages"][2]["content"]
     assert result_block["type"] == "tool_result" and result_block["is_error"] is True
     text = result_block["content"]
@@ -119,7 +133,9 @@ def test_overloaded_twice_then_success(fake: FakeAnthropic, corpus: Corpus, tmp_
     assert result.usage.calls == 1  # failed calls bill nothing
 
 
-def test_retry_after_too_long_gives_up_at_once(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_retry_after_too_long_gives_up_at_once(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.replies = [error_reply(429, "rate_limit_error", "slow down", {"retry-after": "3600"})]
     with pytest.raises(LLMError) as err:
         _extract(corpus, tmp_path / "out")
@@ -127,9 +143,15 @@ def test_retry_after_too_long_gives_up_at_once(fake: FakeAnthropic, corpus: Corp
     assert len(fake.messages()) == 1
 
 
-def test_truncated_output_retried_with_higher_limit(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    cut = tool_reply(PLAN_TOOL, {"title": "推理"}, stop_reason="max_tokens",
-                     raw_tool_json='{"title": "推理服务图解", "concepts": [{"id": "lo')
+def test_truncated_output_retried_with_higher_limit(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
+    cut = tool_reply(
+        PLAN_TOOL,
+        {"title": "推理"},
+        stop_reason="max_tokens",
+        raw_tool_json='{"title": "推理服务图解", "concepts": [{"id": "lo',
+    )
     fake.replies = [cut, tool_reply(PLAN_TOOL, valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     first, second = fake.messages()
@@ -138,18 +160,25 @@ def test_truncated_output_retried_with_higher_limit(fake: FakeAnthropic, corpus:
     assert result.attempts == 1 and result.path == "direct"
 
 
-def test_truncated_at_cap_falls_back_to_notes(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_truncated_at_cap_falls_back_to_notes(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     cut = tool_reply(PLAN_TOOL, {"title": "x"}, stop_reason="max_tokens")
     notes = tool_reply("record_notes", {"concepts": [{"name": "主循环"}], "quotes": []})
     fake.replies = [cut, cut, notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     assert result.path == "notes" and result.plan.meta.path == "notes"
-    assert [r.body["max_tokens"] for r in fake.messages()][:2] == [PLAN_MAX_TOKENS, PLAN_MAX_TOKENS_CAP]
+    assert [r.body["max_tokens"] for r in fake.messages()][:2] == [
+        PLAN_MAX_TOKENS,
+        PLAN_MAX_TOKENS_CAP,
+    ]
 
 
 def test_malformed_json_is_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    fake.replies = [text_reply('```json\n{"title": "推理", "concepts": [,,]\n```'),
-                    tool_reply(PLAN_TOOL, valid_plan_input())]
+    fake.replies = [
+        text_reply('```json\n{"title": "推理", "concepts": [,,]\n```'),
+        tool_reply(PLAN_TOOL, valid_plan_input()),
+    ]
     result = _extract(corpus, tmp_path / "out")
     assert result.attempts == 2
     repair = fake.messages()[1]
@@ -158,7 +187,9 @@ def test_malformed_json_is_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_pat
     assert "(json): not valid JSON" in last
 
 
-def test_unauthorized_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_unauthorized_is_a_clear_llm_error(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.replies = [error_reply(401, "authentication_error", "invalid x-api-key")]
     with pytest.raises(LLMError) as err:
         _extract(corpus, tmp_path / "out")
@@ -169,24 +200,37 @@ def test_unauthorized_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, 
     assert len(fake.messages()) == 1  # never retried
 
 
-def test_forbidden_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_forbidden_is_a_clear_llm_error(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.replies = [error_reply(403, "permission_error", "no access to this model")]
     with pytest.raises(LLMError, match="403"):
         _extract(corpus, tmp_path / "out")
     assert len(fake.messages()) == 1
 
 
-def test_server_errors_exhaust_bounded_retries(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_server_errors_exhaust_bounded_retries(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.replies = [error_reply(500, "api_error", "boom", {"retry-after-ms": "1"})] * 6
     client = LLMClient(TEST_KEY, base_url=fake.url, max_retries=2)
     with pytest.raises(LLMError) as err:
-        run_extraction(client, corpus, lang="zh", stuck=[], out_dir=tmp_path / "out",
-                       scenarios=SCENARIOS, values_for=values_for)
+        run_extraction(
+            client,
+            corpus,
+            lang="zh",
+            stuck=[],
+            out_dir=tmp_path / "out",
+            scenarios=SCENARIOS,
+            values_for=values_for,
+        )
     assert "500 api_error: boom after 3 attempt(s)" in str(err.value)
     assert len(fake.messages()) == 3
 
 
-def test_no_key_is_environment_missing(corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_key_is_environment_missing(
+    corpus: Corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(EnvironmentMissing) as err:
         _extract(corpus, tmp_path / "out")
@@ -200,7 +244,9 @@ def test_refusal_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_p
         _extract(corpus, tmp_path / "out")
 
 
-def test_repair_gives_up_and_saves_best_attempt(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_repair_gives_up_and_saves_best_attempt(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.replies = [tool_reply(PLAN_TOOL, invalid_plan_input()) for _ in range(3)]
     out = tmp_path / "out"
     with pytest.raises(PlanRepairFailed) as err:
@@ -215,7 +261,9 @@ def test_repair_gives_up_and_saves_best_attempt(fake: FakeAnthropic, corpus: Cor
     _assert_no_key_on_disk(out)
 
 
-def test_cache_reuses_identical_request_unless_refresh(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_cache_reuses_identical_request_unless_refresh(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input())]
     first = _extract(corpus, out)
@@ -232,11 +280,18 @@ def test_cache_reuses_identical_request_unless_refresh(fake: FakeAnthropic, corp
     assert not third.cached and len(fake.messages()) == 2
 
 
-def test_large_corpus_takes_the_notes_path(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+def test_large_corpus_takes_the_notes_path(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
     fake.count_tokens = 10**6
     kept = "KV cache 把算过的中间结果存起来，下一步不用重算。"
-    notes = tool_reply("record_notes", {"concepts": [{"name": "KV 缓存", "problem": "重算"}],
-                                        "quotes": [{"quote": kept}, {"quote": "编造的句子不应出现"}]})
+    notes = tool_reply(
+        "record_notes",
+        {
+            "concepts": [{"name": "KV 缓存", "problem": "重算"}],
+            "quotes": [{"quote": kept}, {"quote": "编造的句子不应出现"}],
+        },
+    )
     fake.replies = [notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     assert result.path == "notes" and result.usage.calls == 3
@@ -252,10 +307,19 @@ def test_timeout_becomes_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path
     slow = tool_reply(PLAN_TOOL, valid_plan_input())
     slow.delay_s = 0.6
     fake.replies = [slow, slow]
-    client = LLMClient(TEST_KEY, base_url=fake.url, timeout_s=0.2, max_retries=1, initial_backoff_s=0.01)
+    client = LLMClient(
+        TEST_KEY, base_url=fake.url, timeout_s=0.2, max_retries=1, initial_backoff_s=0.01
+    )
     with pytest.raises(LLMError, match="no answer"):
-        run_extraction(client, corpus, lang="zh", stuck=[], out_dir=tmp_path / "out",
-                       scenarios=SCENARIOS, values_for=values_for)
+        run_extraction(
+            client,
+            corpus,
+            lang="zh",
+            stuck=[],
+            out_dir=tmp_path / "out",
+            scenarios=SCENARIOS,
+            values_for=values_for,
+        )
     assert len(fake.messages()) == 2
 
 
@@ -267,8 +331,9 @@ def test_example_folder_returns_the_scripted_plan(fake: FakeAnthropic, tmp_path:
     answer = {k: v for k, v in shipped.items() if k not in ("meta", "format")}
     fake.replies = [tool_reply(PLAN_TOOL, answer)]
     corpus = ingest_folder(EXAMPLE)
-    result = extract_plan(corpus, lang="zh", stuck=["chunked_prefill"], out_dir=tmp_path / "out",
-                          scenarios=SCENARIOS)
+    result = extract_plan(
+        corpus, lang="zh", stuck=["chunked_prefill"], out_dir=tmp_path / "out", scenarios=SCENARIOS
+    )
     assert [c.id for c in result.plan.concepts] == [c["id"] for c in shipped["concepts"]]
     assert result.plan.meta.made_by == "llm" and result.attempts == 1
     _assert_corpus_sent_once(fake.messages()[0], corpus)
