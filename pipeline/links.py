@@ -636,6 +636,17 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
     )
 
 
+def _private_literal(url: str) -> bool:
+    """A loopback or private host visible without DNS (an IP literal, or localhost)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return not _is_public(host)
+    except ValueError:
+        return False
+
+
 def _precheck(target: LinkTarget, corpus: Corpus, now: datetime) -> LinkResult | None:
     """Provenance before anything else: a URL not in the sources is never requested."""
     if corpus.has_url(target.url):
@@ -664,6 +675,9 @@ async def check_links_async(
     for i, t in enumerate(targets):
         early = _precheck(t, corpus, now)
         hit = cache.get((t.url, t.claimed_title))
+        # A result cached by a run that allowed private hosts must not leak into one that doesn't.
+        if hit is not None and not allow_private and _private_literal(t.url):
+            hit = None
         if early is None and hit is not None:
             early = hit.model_copy(update={"where": t.where, "from_cache": True})
         results.append(early)

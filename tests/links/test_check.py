@@ -356,6 +356,10 @@ def test_cache_reuses_fresh_results_and_refresh_rechecks(
     before = len(site.seen)
     assert not check_one(site.url("/post"), settings=stale, cache_path=cache).results[0].from_cache
     assert len(site.seen) > before
+    # A cached verdict on a loopback host does not bypass the private-address refusal.
+    target = LinkTarget(url=site.url("/post"), claimed_title=TITLE, where="route[0]")
+    refused = check_links([target], corpus_of((TITLE, target.url)), cache_path=cache)
+    assert refused.results[0].status == "refused"
 
 
 def test_report_round_trip_and_atomic_write(make_site: MakeSite, tmp_path: Path) -> None:
