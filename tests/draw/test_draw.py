@@ -1,0 +1,178 @@
+"""Drawing library tests: golden SVGs on real simulator presets, determinism, the markup contract
+(title/desc first, no text in a filtered group, unique text ids), colours only via CSS variables,
+and FitError naming card and panel."""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from pipeline.draw import (
+    FitError, draw_cast_legend, draw_main_thread, draw_panel, draw_ruler, draw_stamp,
+    draw_step_strip, draw_tick,
+)
+from pipeline.draw.showcase import (
+    EXAMPLE_PLAN, FIXTURE_SWEEP, SCENE_FOR, generic_concept, sample_concept,
+)
+from pipeline.plan import Concept, Panel, load_plan
+from pipeline.simstage import trace_values
+from sim.scenarios import run_preset
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("TUJIE_UPDATE_GOLDEN") == "1"
+NS = "{http://www.w3.org/2000/svg}"
+ALLOWED_COLOURS = re.compile(
+    r'(?:fill|stroke)="(?!none"|var\(--(?:ink|paper|run|new|stored|freed|idle|accent|faint)\)")'
+)
+# scene kind -> the real preset its golden file is drawn from
+GOLDEN_CASES = [
+    ("timeline", "batching"), ("budget", "chunked_prefill"), ("kv_blocks", "kv_alloc"),
+    ("kv_blocks", "preemption"), ("queue", "admission"), ("clock", "metrics"),
+    ("bars", "arithmetic"), ("roofline", "arithmetic"),
+]
+
+
+def _panel_svg(scene: str, scenario: str, variant: str, lang: str = "zh") -> str:
+    concept = sample_concept(scenario, scene, lang)
+    panel = concept.trouble if variant == "without" else concept.fix
+    side = "trouble" if variant == "without" else "fix"
+    trace = run_preset(f"{scenario}/{variant}", detail=True)
+    return draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)
+
+
+def _check_golden(name: str, svg: str) -> None:
+    path = GOLDEN / f"{name}.svg"
+    if UPDATE or not path.exists():
+        if not UPDATE:
+            pytest.fail(f"golden {path.name} missing: run with TUJIE_UPDATE_GOLDEN=1")
+        path.write_text(svg + "\n", encoding="utf-8")
+    assert svg + "\n" == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
+
+
+@pytest.mark.parametrize("scene,scenario", GOLDEN_CASES)
+@pytest.mark.parametrize("variant", ["without", "with"])
+def test_scene_matches_golden(scene: str, scenario: str, variant: str) -> None:
+    _check_golden(f"{scene}--{scenario}--{variant}", _panel_svg(scene, scenario, variant))
+
+
+def test_generic_matches_golden() -> None:
+    concept = generic_concept("zh")
+    _check_golden("generic--trouble",
+                  draw_panel(concept, "trouble", concept.trouble, None, {}, lang="zh"))
+
+
+def test_same_input_gives_identical_svg() -> None:
+    assert _panel_svg("timeline", "batching", "with") == _panel_svg("timeline", "batching", "with")
+    a = _panel_svg("kv_blocks", "preemption", "with", "en")
+    assert a == _panel_svg("kv_blocks", "preemption", "with", "en")
+
+
+def _all_svgs() -> list[str]:
+    out = []
+    for scenario, (scene, *_rest) in SCENE_FOR.items():
+        for variant in ("without", "with"):
+            for lang in ("zh", "en"):
+                out.append(_panel_svg(scene, scenario, variant, lang))
+    plan = load_plan(EXAMPLE_PLAN)
+    ruled = plan.model_copy(deep=True)
+    ruled.concepts[4].technique = "continuous_batching"
+    out += [draw_main_thread(plan, lang="zh"), draw_cast_legend(plan, lang="zh"),
+            draw_ruler(ruled, FIXTURE_SWEEP, lang="zh"),
+            draw_step_strip(run_preset("chunked_prefill/with"), 2, lang="zh", focus=["D"]),
+            draw_tick(seed_id="x")]
+    out += [draw_stamp(s, lang=lang, seed_id="kv_cache") for s in ("learned", "review", "next")  # type: ignore[arg-type]
+            for lang in ("zh", "en")]
+    g = generic_concept("en")
+    out.append(draw_panel(g, "fix", g.fix, None, {}, lang="en"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def all_svgs() -> list[str]:
+    return _all_svgs()
+
+
+def test_markup_contract(all_svgs: list[str]) -> None:
+    for svg in all_svgs:
+        root = ET.fromstring(svg)
+        assert root.get("role") == "img"
+        kids = list(root)
+        assert kids[0].tag == f"{NS}title" and (kids[0].text or "").strip()
+        assert kids[1].tag == f"{NS}desc" and (kids[1].text or "").strip()
+        ids = [t.get("id") for t in root.iter(f"{NS}text")]
+        assert len(ids) == len(set(ids)) and all(ids), "text ids must be unique"
+        for t in root.iter(f"{NS}text"):
+            assert t.get("data-role") in {"caption", "label", "tag", "name", "axis", "bubble",
+                                          "title"}
+        # no <text> anywhere under an element carrying a filter
+        for el in root.iter():
+            if el.get("filter"):
+                assert not list(el.iter(f"{NS}text")), "text inside a filtered group"
+
+
+def test_panel_attributes_and_filter() -> None:
+    svg = _panel_svg("timeline", "batching", "without")
+    root = ET.fromstring(svg)
+    assert root.get("id") == "panel-batching_timeline-trouble"
+    assert root.get("data-panel") == "batching_timeline/trouble"
+    assert root.get("viewBox") == "0 0 400 260" and root.get("data-inset") == "12"
+    filt = root.find(f"{NS}defs/{NS}filter")
+    assert filt is not None and filt.get("id") == "wob-batching_timeline-trouble"
+    assert filt.get("filterUnits") == "userSpaceOnUse"
+    caption = [t for t in root.iter(f"{NS}text") if t.get("data-role") == "caption"]
+    assert len(caption) == 1 and caption[0].get("data-limit") == "15"
+    assert caption[0].text == "D 排队等了 6 步"  # D.wait from the static-batching trace
+    assert any(t.text == "示意值" for t in root.iter(f"{NS}text"))
+
+
+def test_colours_only_via_css_variables(all_svgs: list[str]) -> None:
+    for svg in all_svgs:
+        bad = ALLOWED_COLOURS.findall(svg)
+        assert not bad, f"literal colour in {svg[:80]}"
+        assert not re.search(r'="#[0-9a-fA-F]{3,8}"|rgb\(', svg)
+
+
+def test_freed_is_always_dashed(all_svgs: list[str]) -> None:
+    for svg in all_svgs:
+        for el in re.findall(r"<path [^>]*stroke=\"var\(--freed\)\"[^>]*>", svg):
+            assert "stroke-dasharray" in el
+
+
+def test_fit_error_names_card_and_panel() -> None:
+    long = "很" * 60
+    panel = Panel(caption=long, scene="generic")
+    concept = Concept(id="kv_cache", name="KV", name_en="KV", problem_left="-", body="-",
+                      trouble=panel, fix=panel, solves="-", costs="-")
+    with pytest.raises(FitError) as err:
+        draw_panel(concept, "trouble", panel, None, {}, lang="zh")
+    msg = str(err.value)
+    assert msg.startswith("card kv_cache, panel trouble: caption")
+    assert "at the 80% floor, room is" in msg
+
+
+def test_overrides_move_to_alt_and_scale() -> None:
+    base = _panel_svg("budget", "chunked_prefill", "with")
+    root = ET.fromstring(base)
+    movable = next(t for t in root.iter(f"{NS}text") if t.get("data-alt"))
+    concept = sample_concept("chunked_prefill", "budget", "zh")
+    trace = run_preset("chunked_prefill/with")
+    moved = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
+                       overrides={movable.get("id", ""): {"anchor": "alt"}})
+    el = next(t for t in ET.fromstring(moved).iter(f"{NS}text") if t.get("id") == movable.get("id"))
+    assert (el.get("x"), el.get("y")) != (movable.get("x"), movable.get("y"))
+    cap_id = next(t.get("id") for t in root.iter(f"{NS}text") if t.get("data-role") == "caption")
+    scaled = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
+                        overrides={cap_id or "": {"scale": 0.9}})
+    cap = next(t for t in ET.fromstring(scaled).iter(f"{NS}text") if t.get("id") == cap_id)
+    assert float(cap.get("font-size", "0")) == pytest.approx(17.1)
+
+
+def test_panel_size_budget(all_svgs: list[str]) -> None:
+    """Prints sizes (no timing); the page must stay under 400 KB with ~24 panels."""
+    sizes = sorted(len(s) for s in all_svgs)
+    print(f"svg sizes: min {sizes[0]}, median {sizes[len(sizes) // 2]}, max {sizes[-1]}")
+    assert sizes[-1] < 40_000
