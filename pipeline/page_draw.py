@@ -67,14 +67,10 @@ def panel_svg(
     draw = _drawing("panel", "draw_panel")
     if draw is None:
         w, h = PANEL_VIEWBOX
-        extra = (
-            f' data-panel="{escape(concept.id)}/{side}" data-inset="{PANEL_INSET}"'
-        )
+        extra = f' data-panel="{escape(concept.id)}/{side}" data-inset="{PANEL_INSET}"'
         svg = _placeholder(f"panel-{concept.id}-{side}", f"{panel.scene} panel", (w, h), extra)
         return Markup(svg.replace('class="placeholder"', 'class="panel placeholder"', 1))
-    return Markup(
-        draw(concept, side, panel, trace, values, lang=lang, overrides=overrides or {})
-    )
+    return Markup(draw(concept, side, panel, trace, values, lang=lang, overrides=overrides or {}))
 
 
 def main_thread_svg(plan: Plan, *, lang: str) -> Markup:
@@ -95,7 +91,7 @@ def ruler_svg(plan: Plan, sweep: Mapping[str, Any] | None, *, lang: str) -> Mark
     draw = _drawing("ruler", "draw_ruler")
     if draw is None:
         return Markup(_placeholder("ruler-svg", "ruler", WIDE_VIEWBOX))
-    return Markup(draw(plan, sweep, lang=lang))
+    return Markup(draw(plan, sweep or {}, lang=lang))
 
 
 def step_strip_svg(

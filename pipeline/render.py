@@ -66,7 +66,7 @@ class Prose:
 @dataclass
 class StampView:
     state: str
-    faces: list[tuple[str, Markup]]
+    face: Markup
     labels: dict[str, str]
 
 
@@ -120,12 +120,11 @@ class _Annotator:
 def _stamp(concept: Concept, config: PageConfig, lang: str) -> StampView:
     words = ui(lang)
     state = config.progress.get(concept.id) or concept.progress or DEFAULT_PROGRESS
-    faces = [
-        (s, page_draw.stamp_svg(s, lang=lang, seed_id=f"stamp-{concept.id}-{s}"))
-        for s in PROGRESS_STATES
-    ]
+    # Only the initial face is drawn per card; the page script swaps in a copy of the page's one
+    # <template> per state on click (three faces per card would cost ~2 KB each on every card).
+    face = page_draw.stamp_svg(state, lang=lang, seed_id=f"stamp-{concept.id}")
     labels = {s: words["stamp_label"].format(state=words[f"stamp_{s}"]) for s in PROGRESS_STATES}
-    return StampView(state, faces, labels)
+    return StampView(state, face, labels)
 
 
 def _card(
@@ -218,8 +217,8 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: _Annota
     if scenario is not None:
         with_trace = sim.trace(scenario, "with") or {}
         focus = [_newcomer(plan)]
-        for pos, row in enumerate(step_sentences(with_trace, lang)):
-            strip = page_draw.step_strip_svg(with_trace, pos, lang=lang, focus=focus)
+        for row in step_sentences(with_trace, lang):
+            strip = page_draw.step_strip_svg(with_trace, row.index, lang=lang, focus=focus)
             rows.append((row.index, row.sentence, strip))
         without_trace = sim.trace(scenario, "without")
         if without_trace is not None:
@@ -276,9 +275,7 @@ def render_page(
     thread = notes.prose(plan.main_thread.sentence)
     thread_svg = page_draw.main_thread_svg(plan, lang=lang)
     cast_svg = page_draw.cast_legend_svg(plan, lang=lang)
-    cards = [
-        _card(i, c, plan, config, sim, notes, overrides) for i, c in enumerate(plan.concepts)
-    ]
+    cards = [_card(i, c, plan, config, sim, notes, overrides) for i, c in enumerate(plan.concepts)]
     ruler_sentence = notes.prose(plan.ruler.sentence)
     metrics = [(m.name, notes.prose(m.definition)) for m in plan.ruler.metrics]
     ruler_svg = page_draw.ruler_svg(plan, sim.sweep, lang=lang)
@@ -315,6 +312,10 @@ def render_page(
         "licences": _licences(lang),
         "build_info": sorted((build_info or {}).items()),
         "progress_states": PROGRESS_STATES,
+        "stamp_faces": [
+            (s, page_draw.stamp_svg(s, lang=lang, seed_id=f"stamp-face-{s}"))
+            for s in PROGRESS_STATES
+        ],
     }
     env = _environment()
     template = env.get_template(PAGE_TEMPLATE)

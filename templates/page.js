@@ -45,10 +45,40 @@
     }
   }
 
+  /* Each card draws only its initial face; other faces are copies of the page's one <template>
+     per state, with every id suffixed by the card so filters and text ids stay unique. */
+  function faceFor(state, card) {
+    var template = document.getElementById("stamp-face-" + state);
+    if (!template || !template.content) { return null; }
+    var face = template.content.cloneNode(true);
+    var renamed = {};
+    Array.prototype.forEach.call(face.querySelectorAll("[id]"), function (el) {
+      renamed[el.id] = el.id + "-" + card;
+      el.id = renamed[el.id];
+    });
+    Array.prototype.forEach.call(face.querySelectorAll("*"), function (el) {
+      Array.prototype.forEach.call(el.attributes, function (attr) {
+        var value = attr.value.replace(/url\(#([^)]+)\)/g, function (all, id) {
+          return renamed[id] ? "url(#" + renamed[id] + ")" : all;
+        });
+        if (value !== attr.value) { el.setAttribute(attr.name, value); }
+      });
+    });
+    return face;
+  }
   function setStamp(stamp, state) {
     stamp.setAttribute("data-state", state);
     var label = stamp.getAttribute("data-label-" + state);
     if (label) { stamp.setAttribute("aria-label", label); }
+    var holder = stamp.querySelector(".stamp-face");
+    if (holder && holder.getAttribute("data-face") !== state) {
+      var face = faceFor(state, stamp.getAttribute("data-card"));
+      if (face) {
+        holder.textContent = "";
+        holder.appendChild(face);
+        holder.setAttribute("data-face", state);
+      }
+    }
   }
   function setupStamps() {
     var stamps = document.querySelectorAll("button.stamp");
