@@ -74,7 +74,9 @@ def write_atomic(path: Path, data: str | bytes) -> None:
         tmp.replace(path)
     except OSError as err:
         tmp.unlink(missing_ok=True)
-        raise OutputError(f"{path}: cannot write ({err.strerror}); check the output folder") from None
+        raise OutputError(
+            f"{path}: cannot write ({err.strerror}); check the output folder"
+        ) from None
 
 
 @dataclass
@@ -119,7 +121,9 @@ class Build:
     def save_state(self) -> None:
         write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
 
-    def stage(self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]) -> bool:
+    def stage(
+        self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]
+    ) -> bool:
         """Run `run` unless the key of its inputs matches the last run and its outputs exist."""
         key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
         last = self.state["stages"].get(name, {})
@@ -138,7 +142,11 @@ class Build:
 
 
 def source_files(src: Path) -> list[Path]:
-    return [p for p in src.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(src).parts)]
+    return [
+        p
+        for p in src.rglob("*")
+        if p.is_file() and not any(x.startswith(".") for x in p.relative_to(src).parts)
+    ]
 
 
 def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> Build:
@@ -194,8 +202,12 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     corpus_key = sha256_bytes(corpus.model_dump_json().encode())
     has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
     llm = use_llm if use_llm is not None else (not shipped.exists() and has_key)
-    key = [corpus_key, sha256_file(shipped) if shipped.exists() else "-", str(llm),
-           build.config.model_dump_json()]
+    key = [
+        corpus_key,
+        sha256_file(shipped) if shipped.exists() else "-",
+        str(llm),
+        build.config.model_dump_json(),
+    ]
 
     def run() -> str:
         if llm:
@@ -203,11 +215,16 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
             note = f"extracted by {plan.meta.model}"
         else:
             if not shipped.exists():
-                raise PlanError(shipped, [Violation(
-                    "(file)",
-                    "not found: write one by hand (`tujie schema` gives its JSON Schema) "
-                    "or set ANTHROPIC_API_KEY to extract it with the LLM",
-                )])
+                raise PlanError(
+                    shipped,
+                    [
+                        Violation(
+                            "(file)",
+                            "not found: write one by hand (`tujie schema` gives its JSON Schema) "
+                            "or set ANTHROPIC_API_KEY to extract it with the LLM",
+                        )
+                    ],
+                )
             plan = load_plan(shipped)
             note = f"{shipped} ({plan.meta.made_by})"
         plan = _apply_config(plan, build.config)
@@ -310,8 +327,13 @@ def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any)
     from pipeline.render import render_page
 
     path = build.dir / "index.html"
-    key = [dump_plan(plan), corpus.model_dump_json(), sim_key(build), links_key(links),
-           build.config.model_dump_json()]
+    key = [
+        dump_plan(plan),
+        corpus.model_dump_json(),
+        sim_key(build),
+        links_key(links),
+        build.config.model_dump_json(),
+    ]
 
     def run() -> str:
         html = render_page(plan, corpus, build.config, sim, links, build_info=build_info(build))
@@ -342,8 +364,15 @@ def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) 
     shots = [build.dir / "shots" / f"{t}-{w}.png" for t in ("light", "dark") for w in (1280, 390)]
 
     def render(overrides: dict[str, dict[str, Any]]) -> str:
-        return render_page(plan, corpus, build.config, sim, links, overrides=overrides,
-                           build_info=build_info(build))
+        return render_page(
+            plan,
+            corpus,
+            build.config,
+            sim,
+            links,
+            overrides=overrides,
+            build_info=build_info(build),
+        )
 
     def run() -> str:
         report = check_and_fix(render, html, build.dir, lang=plan.lang)
@@ -360,9 +389,11 @@ def stage_review(build: Build) -> Path:
     path = build.dir / "review.html"
     shots = sorted((build.dir / "shots").glob("*.png"))
     baseline = sorted(site_dir.glob("shots/*.png")) if site_dir.exists() else []
-    key = [tree_hash(shots, build.dir) if shots else "-",
-           tree_hash(baseline, site_dir) if baseline else "-",
-           sha256_file(build.dir / "check.json")]
+    key = [
+        tree_hash(shots, build.dir) if shots else "-",
+        tree_hash(baseline, site_dir) if baseline else "-",
+        sha256_file(build.dir / "check.json"),
+    ]
 
     def run() -> str:
         write_review(build.dir, site_dir)
@@ -378,7 +409,9 @@ def inputs_hash(build: Build) -> str:
     return sha256_bytes((build.code + tree_hash(files, build.src)).encode())
 
 
-def run_build(build: Build, *, until: str = "review", allow_private: bool = False) -> dict[str, Any]:
+def run_build(
+    build: Build, *, until: str = "review", allow_private: bool = False
+) -> dict[str, Any]:
     """Run every stage up to `until`; return the summary. Raises on the first failure."""
     order = ["ingest", "plan", "links", "sim", "render", "check", "review"]
     stop = order.index(until)
@@ -389,7 +422,9 @@ def run_build(build: Build, *, until: str = "review", allow_private: bool = Fals
         summary["concepts"] = len(plan.concepts)
     if stop >= 2:
         links = stage_links(build, plan, corpus, allow_private=allow_private)
-        summary["links"] = {r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results}
+        summary["links"] = {
+            r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results
+        }
     if stop >= 3:
         sim = stage_sim(build, plan, corpus)
     if stop >= 4:

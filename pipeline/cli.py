@@ -17,7 +17,9 @@ from typing import Any
 from pipeline.errors import EXIT_INPUT, TujieError
 
 DEFAULT_SRC = "examples/llm-inference"
-EPILOG = "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
+EPILOG = (
+    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
+)
 
 
 def _console(json_mode: bool) -> Any:
@@ -78,7 +80,9 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
     if "links" in summary:
         table.add_row("links", ", ".join(f"{n} {s}" for s, n in sorted(summary["links"].items())))
     if "check_ok" in summary:
-        table.add_row("check", "clean" if summary["check_ok"] else f"{summary['problems']} problem(s)")
+        table.add_row(
+            "check", "clean" if summary["check_ok"] else f"{summary['problems']} problem(s)"
+        )
     page = build.dir / "index.html"
     if page.exists():
         table.add_row("page", str(page))
@@ -125,8 +129,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     path = build.dir / "plan.json"
     write_atomic(path, dump_plan(plan))
     console = _console(args.json)
-    console.print(f"plan: {len(plan.concepts)} concepts ({result.path} path"
-                  f"{', cached' if result.cached else ''}) → {path}")
+    console.print(
+        f"plan: {len(plan.concepts)} concepts ({result.path} path"
+        f"{', cached' if result.cached else ''}) → {path}"
+    )
     console.print(format_usage(result))
     if args.json:
         _print_json(json.loads(dump_plan(plan)))
@@ -144,7 +150,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plan = _apply_config(load_plan(path), build.config)
     check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
     sim = run_sim(plan)
-    check_plan(plan, corpus, file=path, values_for=sim.values, scenario_ids=set(scenario_catalogue()))
+    check_plan(
+        plan, corpus, file=path, values_for=sim.values, scenario_ids=set(scenario_catalogue())
+    )
     if args.json:
         _print_json({"ok": True, "plan": str(path), "concepts": len(plan.concepts)})
     else:
@@ -229,26 +237,49 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str, *, src: bool = True,
-            json_flag: bool = True) -> argparse.ArgumentParser:
+    def add(
+        name: str,
+        func: Callable[[argparse.Namespace], int],
+        help_text: str,
+        *,
+        src: bool = True,
+        json_flag: bool = True,
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=EPILOG)
         if src:
-            p.add_argument("src", nargs="?", default=DEFAULT_SRC,
-                           help=f"the folder of articles (default: {DEFAULT_SRC})")
-            p.add_argument("--out", default=os.environ.get("TUJIE_OUTPUT", "output"),
-                           help="the output root (default: output, or $TUJIE_OUTPUT)")
+            p.add_argument(
+                "src",
+                nargs="?",
+                default=DEFAULT_SRC,
+                help=f"the folder of articles (default: {DEFAULT_SRC})",
+            )
+            p.add_argument(
+                "--out",
+                default=os.environ.get("TUJIE_OUTPUT", "output"),
+                help="the output root (default: output, or $TUJIE_OUTPUT)",
+            )
         if json_flag:
             p.add_argument("--json", action="store_true", help="print machine-readable JSON")
         p.set_defaults(func=func)
         return p
 
-    p = add("build", cmd_build, "run every stage (ingest → plan → links → sim → render → check → review)")
-    p.add_argument("--until", default="review",
-                   choices=["ingest", "plan", "links", "sim", "render", "check", "review"],
-                   help="stop after this stage")
+    p = add(
+        "build",
+        cmd_build,
+        "run every stage (ingest → plan → links → sim → render → check → review)",
+    )
+    p.add_argument(
+        "--until",
+        default="review",
+        choices=["ingest", "plan", "links", "sim", "render", "check", "review"],
+        help="stop after this stage",
+    )
     p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-    p.add_argument("--allow-private", action="store_true",
-                   help="let the link check reach private/loopback addresses (tests)")
+    p.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="let the link check reach private/loopback addresses (tests)",
+    )
     add("ingest", cmd_ingest, "read the folder into sources.json")
     p = add("plan", cmd_plan, "extract the plan with the LLM (needs ANTHROPIC_API_KEY)")
     p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
@@ -256,17 +287,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan", help="the plan file (default: SRC/plan.json)")
     p = add("links", cmd_links, "verify every link the page will show into links.json")
     p.add_argument("--refresh", action="store_true", help="ignore cached link results")
-    p.add_argument("--allow-private", action="store_true",
-                   help="let the check reach private/loopback addresses (tests)")
+    p.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="let the check reach private/loopback addresses (tests)",
+    )
     add("render", cmd_render, "build up to index.html", json_flag=False)
-    for name, func, text in [("check", cmd_check, "build, then check the page in headless Chrome"),
-                             ("review", cmd_review, "build, check, and write review.html")]:
+    for name, func, text in [
+        ("check", cmd_check, "build, then check the page in headless Chrome"),
+        ("review", cmd_review, "build, check, and write review.html"),
+    ]:
         p = add(name, func, text)
         p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
         p.add_argument("--allow-private", action="store_true", help=argparse.SUPPRESS)
     p = add("publish", cmd_publish, "publish the last reviewed build to output/site/<name>/")
-    p.add_argument("--allow-unverified", action="store_true",
-                   help="publish even though some links could not be verified")
+    p.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="publish even though some links could not be verified",
+    )
     p.add_argument("--to", help="DIR, or git:BRANCH to commit the site to a branch")
     p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
     add("schema", cmd_schema, "print the JSON Schema of plan.json", src=False, json_flag=False)

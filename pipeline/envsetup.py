@@ -20,7 +20,9 @@ CHROME_CANDIDATES = (
 )
 CJK_FONT_DIRS = ("/usr/share/fonts/truetype/wqy", "/usr/share/fonts/opentype/noto")
 APT_PACKAGES = ("chromium", "fonts-wqy-microhei")
-INSTALL_HINT = "apt-get install chromium fonts-wqy-microhei (or set CHROME_PATH to a Chrome/Chromium)"
+INSTALL_HINT = (
+    "apt-get install chromium fonts-wqy-microhei (or set CHROME_PATH to a Chrome/Chromium)"
+)
 
 
 def find_chrome() -> str | None:
@@ -44,14 +46,21 @@ def apt_install(packages: list[str]) -> None:
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     print(f"set-up: installing {' '.join(packages)} with apt-get", flush=True)
     subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-    subprocess.run(["apt-get", "install", "-y", "-qq", *packages], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", *packages],
+        check=True,
+        env=env,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def main() -> int:
     if os.environ.get("CHROME_PATH") and find_chrome() is None:
-        print(f"error: CHROME_PATH={os.environ['CHROME_PATH']} is not an executable; "
-              f"fix it or unset it", file=sys.stderr)
+        print(
+            f"error: CHROME_PATH={os.environ['CHROME_PATH']} is not an executable; "
+            f"fix it or unset it",
+            file=sys.stderr,
+        )
         return 3
     missing = []
     if find_chrome() is None:
@@ -61,14 +70,20 @@ def main() -> int:
     if not missing:
         return 0
     if not can_apt():
-        print(f"error: missing {', '.join(missing)}: install with `{INSTALL_HINT}` "
-              f"(as root), then re-run", file=sys.stderr)
+        print(
+            f"error: missing {', '.join(missing)}: install with `{INSTALL_HINT}` "
+            f"(as root), then re-run",
+            file=sys.stderr,
+        )
         return 3
     try:
         apt_install(missing)
     except (subprocess.CalledProcessError, OSError) as err:
-        print(f"error: apt-get could not install {' '.join(missing)} ({err}); "
-              f"install them by hand: {INSTALL_HINT}", file=sys.stderr)
+        print(
+            f"error: apt-get could not install {' '.join(missing)} ({err}); "
+            f"install them by hand: {INSTALL_HINT}",
+            file=sys.stderr,
+        )
         return 3
     if find_chrome() is None:
         print(f"error: Chromium still not found after apt-get; {INSTALL_HINT}", file=sys.stderr)

@@ -1,17 +1,17 @@
 """The one exception tree of tujie. The CLI turns each into one line and an exit code.
 
-    TujieError                      base; never raised itself
-    ├── InputError (2)              the user's input is unusable: folder, file, config, plan
-    │   ├── SourceError             an article folder or file cannot be used
-    │   ├── ConfigError             page.toml is unreadable or has an unknown or bad key
-    │   └── PlanError               plan.json is malformed or breaks the page rules
-    ├── UsageError (2)              the command line itself is wrong
-    ├── OutputError (2)             the output folder cannot be written
-    ├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
-    ├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
-    │   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
-    ├── BuildProblems (1)           the build ran but found problems (check failures, ...)
-    └── PublishRefused (1)          publish will not run: check failed, links unverified, stale
+TujieError                      base; never raised itself
+├── InputError (2)              the user's input is unusable: folder, file, config, plan
+│   ├── SourceError             an article folder or file cannot be used
+│   ├── ConfigError             page.toml is unreadable or has an unknown or bad key
+│   └── PlanError               plan.json is malformed or breaks the page rules
+├── UsageError (2)              the command line itself is wrong
+├── OutputError (2)             the output folder cannot be written
+├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
+├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
+│   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
+├── BuildProblems (1)           the build ran but found problems (check failures, ...)
+└── PublishRefused (1)          publish will not run: check failed, links unverified, stale
 """
 
 from __future__ import annotations
@@ -72,9 +72,7 @@ class PlanError(InputError):
         self.violations = list(violations)
         listed = "; ".join(str(v) for v in self.violations[:8])
         more = f" (+{len(self.violations) - 8} more)" if len(self.violations) > 8 else ""
-        super().__init__(
-            f"{self.file}: {len(self.violations)} rule violation(s): {listed}{more}"
-        )
+        super().__init__(f"{self.file}: {len(self.violations)} rule violation(s): {listed}{more}")
 
 
 class UsageError(TujieError):

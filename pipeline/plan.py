@@ -220,7 +220,9 @@ def load_plan(path: Path) -> Plan:
         data = json.loads(raw)
     except json.JSONDecodeError as err:
         where = f"line {err.lineno} column {err.colno}"
-        raise PlanError(path, [Violation("(json)", f"not valid JSON at {where}: {err.msg}")]) from None
+        raise PlanError(
+            path, [Violation("(json)", f"not valid JSON at {where}: {err.msg}")]
+        ) from None
     return parse_plan(data, path)
 
 
@@ -231,7 +233,10 @@ def plan_json_schema() -> dict[str, object]:
 
 def dump_plan(plan: Plan) -> str:
     """Canonical JSON text of a plan (stable key order, UTF-8, trailing newline)."""
-    return json.dumps(plan.model_dump(mode="json", exclude_none=False), ensure_ascii=False, indent=2) + "\n"
+    return (
+        json.dumps(plan.model_dump(mode="json", exclude_none=False), ensure_ascii=False, indent=2)
+        + "\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,7 +327,9 @@ def _id_rules(plan: Plan) -> list[Violation]:
     for dup in sorted(_duplicates(terms)):
         out.append(Violation(f"glossary[{terms.index(dup)}].term", f"duplicate term '{dup}'"))
     if plan.walkthrough.concept not in {c.id for c in plan.concepts}:
-        out.append(Violation("walkthrough.concept", f"unknown concept '{plan.walkthrough.concept}'"))
+        out.append(
+            Violation("walkthrough.concept", f"unknown concept '{plan.walkthrough.concept}'")
+        )
     techniques = [c.technique for c in plan.concepts if c.technique]
     for dup in sorted(_duplicates(techniques)):
         out.append(Violation("concepts", f"technique '{dup}' is claimed by two concepts"))
@@ -362,14 +369,18 @@ def _panel_rules(
                 continue
             for name in placeholders(text):
                 if panel.scenario is None:
-                    out.append(Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario"))
+                    out.append(
+                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario")
+                    )
                 elif values_for is not None and name not in values:
                     out.append(Violation(f"{path}.{field}", f"unknown placeholder {{{name}}}"))
             filled = fill_placeholders(text, values)
             n = caption_length(filled, plan.lang)
             if n > limit:
                 out.append(
-                    Violation(f"{path}.{field}", f"{n} characters after filling, limit {limit} (H1)")
+                    Violation(
+                        f"{path}.{field}", f"{n} characters after filling, limit {limit} (H1)"
+                    )
                 )
             if numbers_in(text):
                 out.append(
@@ -403,7 +414,11 @@ def _prose_rules(plan: Plan) -> list[Violation]:
     for i, c in enumerate(plan.concepts):
         n = count_sentences(c.body)
         if n > MAX_BODY_SENTENCES:
-            out.append(Violation(f"concepts[{i}].body", f"{n} sentences, at most {MAX_BODY_SENTENCES} (P3)"))
+            out.append(
+                Violation(
+                    f"concepts[{i}].body", f"{n} sentences, at most {MAX_BODY_SENTENCES} (P3)"
+                )
+            )
         for field in ("solves", "costs"):
             if "\n" in getattr(c, field):
                 out.append(Violation(f"concepts[{i}].{field}", "must be a single line (P7)"))
@@ -445,12 +460,19 @@ def _source_rules(plan: Plan, corpus: Corpus) -> list[Violation]:
             for num in numbers_in(getattr(c, field)):
                 if num not in mine:
                     out.append(
-                        Violation(f"concepts[{i}].{field}", f"number {num} is in no cited quote (H5)")
+                        Violation(
+                            f"concepts[{i}].{field}", f"number {num} is in no cited quote (H5)"
+                        )
                     )
     page_fields = [("takeaway", plan.takeaway), ("main_thread.sentence", plan.main_thread.sentence)]
-    page_fields += [(f"glossary[{i}].definition", g.definition) for i, g in enumerate(plan.glossary)]
+    page_fields += [
+        (f"glossary[{i}].definition", g.definition) for i, g in enumerate(plan.glossary)
+    ]
     page_fields += [(f"route[{k}].why", s.why) for k, s in enumerate(plan.route)]
-    page_fields += [("walkthrough.intro", plan.walkthrough.intro), ("ruler.sentence", plan.ruler.sentence)]
+    page_fields += [
+        ("walkthrough.intro", plan.walkthrough.intro),
+        ("ruler.sentence", plan.ruler.sentence),
+    ]
     for path, text in page_fields:
         for num in numbers_in(text):
             if num not in everything:

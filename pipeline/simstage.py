@@ -18,8 +18,15 @@ Trace = dict[str, Any]
 
 # Per-request trace fields a caption may name, e.g. `{D.ttft}`.
 REQUEST_FIELDS = (
-    "arrival", "first_token", "finish", "output_tokens", "ttft", "tpot", "e2el",
-    "preemptions", "prefix_hit_tokens",
+    "arrival",
+    "first_token",
+    "finish",
+    "output_tokens",
+    "ttft",
+    "tpot",
+    "e2el",
+    "preemptions",
+    "prefix_hit_tokens",
 )
 
 
