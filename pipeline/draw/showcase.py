@@ -68,13 +68,8 @@ EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
 def sample_concept(scenario: str, scene: str, lang: str) -> Concept:
     _kind, zh, en, focus = SCENE_FOR[scenario]
     panels = {
-        v: Panel(
-            caption=zh if lang == "zh" else en,
-            scene=scene,
-            scenario=scenario,  # type: ignore[arg-type]
-            variant=v,
-            focus=focus,
-        )  # type: ignore[arg-type]
+        v: Panel.model_validate({"caption": zh if lang == "zh" else en, "scene": scene,
+                                 "scenario": scenario, "variant": v, "focus": focus})
         for v in ("without", "with")
     }
     return Concept(
@@ -150,7 +145,12 @@ def all_traces() -> dict[str, Any]:
 def diagram_sections(traces: dict[str, Any]) -> list[str]:
     """Main thread, legend, ruler, step strips, stamps of the example plan (zh)."""
     from pipeline.draw import (
-        draw_cast_legend, draw_main_thread, draw_ruler, draw_stamp, draw_step_strip, draw_tick,
+        draw_cast_legend,
+        draw_main_thread,
+        draw_ruler,
+        draw_stamp,
+        draw_step_strip,
+        draw_tick,
     )
     from pipeline.plan import load_plan
     from sim.sweep import sweep

@@ -12,11 +12,21 @@ from pathlib import Path
 import pytest
 
 from pipeline.draw import (
-    FitError, draw_cast_legend, draw_main_thread, draw_panel, draw_ruler, draw_stamp,
-    draw_step_strip, draw_tick,
+    FitError,
+    draw_cast_legend,
+    draw_main_thread,
+    draw_panel,
+    draw_ruler,
+    draw_stamp,
+    draw_step_strip,
+    draw_tick,
 )
 from pipeline.draw.showcase import (
-    EXAMPLE_PLAN, FIXTURE_SWEEP, SCENE_FOR, generic_concept, sample_concept,
+    EXAMPLE_PLAN,
+    FIXTURE_SWEEP,
+    SCENE_FOR,
+    generic_concept,
+    sample_concept,
 )
 from pipeline.plan import Concept, Panel, load_plan
 from pipeline.simstage import trace_values
@@ -176,3 +186,11 @@ def test_panel_size_budget(all_svgs: list[str]) -> None:
     sizes = sorted(len(s) for s in all_svgs)
     print(f"svg sizes: min {sizes[0]}, median {sizes[len(sizes) // 2]}, max {sizes[-1]}")
     assert sizes[-1] < 40_000
+
+
+def test_every_drawn_text_is_clear(all_svgs: list[str]) -> None:
+    from tests.draw.test_layout_props import assert_clean
+
+    for svg in all_svgs:
+        if 'class="stamp' not in svg:  # stamp words are rotated with the stamp on purpose
+            assert_clean(svg)

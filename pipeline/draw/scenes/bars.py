@@ -122,7 +122,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 def draw_roofline(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
-    points = {}
+    points: dict[int, float] = {}
     for s in trace["steps"]:
         tokens = sum(s["scheduled"].values())
         points.setdefault(tokens, float(s["end"] - s["start"]))

@@ -15,6 +15,7 @@ from pipeline.draw.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    Step,
     phase,
     request_ids,
     steps,
@@ -28,7 +29,7 @@ BEAN_X = 32.0
 AXIS_GAP = 10.0
 
 
-def cell_kind(ctx: SceneContext, rid: str, step: dict) -> str | None:
+def cell_kind(ctx: SceneContext, rid: str, step: Step) -> str | None:
     assert ctx.trace is not None
     req = ctx.trace["requests"][rid]
     if rid in step.get("preempted", []):
@@ -106,7 +107,7 @@ def _cell(
     cv: Canvas,
     ctx: SceneContext,
     rid: str,
-    step: dict,
+    step: Step,
     kind: str | None,
     x: float,
     y: float,
