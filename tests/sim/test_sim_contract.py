@@ -17,16 +17,51 @@ from sim.trace import dumps
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "sim" / "trace.schema.json").read_text(encoding="utf-8"))
-STEP_KEYS = {"index", "start", "end", "scheduled", "preempted", "emitted", "finished",
-             "free_blocks", "running", "waiting"}
-REQUEST_KEYS = {"arrival", "first_token", "finish", "output_tokens", "token_times", "ttft",
-                "tpot", "e2el", "preemptions", "prefix_hit_tokens"}
-SUMMARY_KEYS = {"duration", "output_throughput", "request_throughput", "ttft", "tpot", "itl", "e2el"}
+STEP_KEYS = {
+    "index",
+    "start",
+    "end",
+    "scheduled",
+    "preempted",
+    "emitted",
+    "finished",
+    "free_blocks",
+    "running",
+    "waiting",
+}
+REQUEST_KEYS = {
+    "arrival",
+    "first_token",
+    "finish",
+    "output_tokens",
+    "token_times",
+    "ttft",
+    "tpot",
+    "e2el",
+    "preemptions",
+    "prefix_hit_tokens",
+}
+SUMMARY_KEYS = {
+    "duration",
+    "output_throughput",
+    "request_throughput",
+    "ttft",
+    "tpot",
+    "itl",
+    "e2el",
+}
 
 
 def sim_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=REPO, capture_output=True,
-                          text=True, input=stdin, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "sim", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("name", preset_names())
@@ -55,9 +90,14 @@ def test_detail_fields() -> None:
 
 
 def test_cli_run_output_validates(tmp_path: Path) -> None:
-    workload = {"engine": {"max_num_batched_tokens": 8, "max_num_seqs": 4}, "cost": {"kind": "unit"},
-                "requests": [{"id": "A", "arrival": 0.0, "prompt_tokens": 10, "max_tokens": 5},
-                             {"id": "B", "arrival": 1.0, "prompt_ids": [5, 6, 7, 8], "max_tokens": 3}]}
+    workload = {
+        "engine": {"max_num_batched_tokens": 8, "max_num_seqs": 4},
+        "cost": {"kind": "unit"},
+        "requests": [
+            {"id": "A", "arrival": 0.0, "prompt_tokens": 10, "max_tokens": 5},
+            {"id": "B", "arrival": 1.0, "prompt_ids": [5, 6, 7, 8], "max_tokens": 3},
+        ],
+    }
     path = tmp_path / "w.json"
     path.write_text(json.dumps(workload), encoding="utf-8")
     proc = sim_cli("run", str(path))
@@ -73,15 +113,30 @@ def test_cli_run_output_validates(tmp_path: Path) -> None:
 BAD: list[tuple[dict[str, Any], str]] = [
     ({"requests": [{"id": "A", "prompt_tokens": 3, "colour": "red"}]}, "requests[0].colour"),
     ({"engine": {"speed": 3}, "requests": []}, "engine.speed"),
-    ({"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "B", "prompt_tokens": -1}]},
-     "requests[1].prompt_tokens"),
+    (
+        {"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "B", "prompt_tokens": -1}]},
+        "requests[1].prompt_tokens",
+    ),
     ({"requests": [{"id": "A", "prompt_tokens": 3, "max_tokens": -2}]}, "requests[0].max_tokens"),
-    ({"engine": {"max_model_len": 16},
-      "requests": [{"id": "A", "prompt_tokens": 3}, {"id": "B", "prompt_tokens": 3},
-                   {"id": "C", "prompt_tokens": 17}]}, "requests[2].prompt_tokens"),
-    ({"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "A", "prompt_tokens": 4}]}, "requests[1].id"),
-    ({"engine": {"max_num_batched_tokens": 4, "max_num_seqs": 8}, "requests": []},
-     "engine.max_num_batched_tokens"),
+    (
+        {
+            "engine": {"max_model_len": 16},
+            "requests": [
+                {"id": "A", "prompt_tokens": 3},
+                {"id": "B", "prompt_tokens": 3},
+                {"id": "C", "prompt_tokens": 17},
+            ],
+        },
+        "requests[2].prompt_tokens",
+    ),
+    (
+        {"requests": [{"id": "A", "prompt_tokens": 3}, {"id": "A", "prompt_tokens": 4}]},
+        "requests[1].id",
+    ),
+    (
+        {"engine": {"max_num_batched_tokens": 4, "max_num_seqs": 8}, "requests": []},
+        "engine.max_num_batched_tokens",
+    ),
     ({"cost": {"kind": "magic"}}, "cost.kind"),
 ]
 
@@ -94,7 +149,9 @@ def test_bad_workload_raises_with_path(workload: dict[str, Any], path: str) -> N
 
 
 @pytest.mark.parametrize(("workload", "path"), BAD[:3] + BAD[4:7])
-def test_cli_bad_workload_one_line_exit_2(tmp_path: Path, workload: dict[str, Any], path: str) -> None:
+def test_cli_bad_workload_one_line_exit_2(
+    tmp_path: Path, workload: dict[str, Any], path: str
+) -> None:
     file = tmp_path / "bad.json"
     file.write_text(json.dumps(workload), encoding="utf-8")
     proc = sim_cli("run", str(file))
@@ -128,8 +185,16 @@ def test_same_preset_twice_is_byte_identical() -> None:
 
 
 def test_generated_workload_is_deterministic() -> None:
-    gen = {"n": 30, "seed": 5, "arrival": {"kind": "poisson", "rate": 0.5},
-           "prompt": {"kind": "long_tail", "median": 20, "sigma": 1.0, "max": 200},
-           "output": {"kind": "uniform", "low": 1, "high": 9}}
-    first = dumps(run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}}))
-    assert first == dumps(run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}}))
+    gen = {
+        "n": 30,
+        "seed": 5,
+        "arrival": {"kind": "poisson", "rate": 0.5},
+        "prompt": {"kind": "long_tail", "median": 20, "sigma": 1.0, "max": 200},
+        "output": {"kind": "uniform", "low": 1, "high": 9},
+    }
+    first = dumps(
+        run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}})
+    )
+    assert first == dumps(
+        run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}})
+    )
