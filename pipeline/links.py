@@ -647,9 +647,10 @@ def _private_literal(url: str) -> bool:
         return False
 
 
-def _precheck(target: LinkTarget, corpus: Corpus, now: datetime) -> LinkResult | None:
-    """Provenance before anything else: a URL not in the sources is never requested."""
-    if corpus.has_url(target.url):
+def _precheck(target: LinkTarget, allowed: set[str], now: datetime) -> LinkResult | None:
+    """Provenance before anything else: a URL not in the sources is never requested.
+    `allowed` is `corpus.urls()` computed once (`Corpus.has_url` rebuilds it per call)."""
+    if normalize_url(target.url) in allowed:
         return None
     return LinkResult(
         url=target.url, where=target.where, claimed_title=target.claimed_title,
@@ -672,8 +673,9 @@ async def check_links_async(
     cache = {} if refresh else _cached(cache_path, settings, now)
     results: list[LinkResult | None] = []
     pending: dict[int, LinkTarget] = {}
+    allowed = corpus.urls()
     for i, t in enumerate(targets):
-        early = _precheck(t, corpus, now)
+        early = _precheck(t, allowed, now)
         hit = cache.get((t.url, t.claimed_title))
         # A result cached by a run that allowed private hosts must not leak into one that doesn't.
         if hit is not None and not allow_private and _private_literal(t.url):
