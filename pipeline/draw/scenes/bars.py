@@ -151,12 +151,12 @@ def draw_roofline(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.layout.place(
         floor_word,
         x=PLOT_X1,
-        cy=py(floor_v) + 11,
+        cy=py(floor_v) - 11,  # above the floor line, clear of the x axis
         role="label",
         size=SMALL_SIZE + 1,
         anchor="end",
         floor=None,
-        alts=[(PLOT_X1, py(floor_v) - 11)],
+        alts=[(PLOT_X1, py(floor_v) + 11)],
     )
     for k, (tokens, v) in enumerate(sorted(points.items())):
         x, y = px(tokens), py(v)
