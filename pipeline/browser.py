@@ -11,6 +11,7 @@ import asyncio
 import base64
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ CHROME_FLAGS = (
 LAUNCH_TIMEOUT_S = 30.0  # starting Chromium; a cold start on a slow disk takes a few seconds
 PAGE_TIMEOUT_S = 90.0  # one load + probe + fonts + axe + screenshot of a long page
 NAVIGATION_TIMEOUT_MS = 30_000
+EXIT_WAIT_S = 10.0  # Chromium exits within a second once closed; then it is killed
 LAUNCH_ATTEMPTS = 2  # a crash or hang gets exactly one retry with a fresh profile
 VIEWPORT_HEIGHT = 900
 THEMES = ("light", "dark")
@@ -158,12 +160,18 @@ class Chrome:
     async def _stop(self) -> None:
         browser, self._browser = self._browser, None
         if browser is not None:
+            process = getattr(browser, "process", None)
             try:
                 await asyncio.wait_for(browser.close(), LAUNCH_TIMEOUT_S)
             except Exception:  # noqa: BLE001 - a dead browser cannot be closed politely
-                process = getattr(browser, "process", None)
-                if process is not None and process.poll() is None:
+                pass
+            if process is not None:
+                # The profile can only be removed once Chromium stopped writing into it.
+                try:
+                    process.wait(timeout=EXIT_WAIT_S)
+                except subprocess.TimeoutExpired:
                     process.kill()
+                    process.wait(timeout=EXIT_WAIT_S)
         if self._profile:
             shutil.rmtree(self._profile, ignore_errors=True)
             self._profile = None
