@@ -199,8 +199,9 @@ def subset_faces(family: str, text: str) -> list[FontFace]:
     """The @font-face subsets that cover every character of `text` the family has."""
     m = metrics(family)
     by_file: dict[str, set[str]] = {}
-    for ch in set(text):
-        if ch.isspace() or ch not in m.file_of:
+    # The space is always embedded: text set in the family must not borrow a fallback's space.
+    for ch in set(text) | {" "}:
+        if ch not in m.file_of or (ch.isspace() and ch != " "):
             continue
         by_file.setdefault(m.file_of[ch], set()).add(ch)
     files = {p.name: p for p in font_files(family)}
