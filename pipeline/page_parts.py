@@ -26,8 +26,21 @@ UNVERIFIED_STATUSES = ("unverified-offline",)
 SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 # Elements with no end tag: never pushed on the font-inheritance stack.
 VOID_TAGS = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-     "track", "wbr"}
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
 )
 FONT_FAMILIES = ("Ma Shan Zheng", "Patrick Hand")
 

@@ -144,8 +144,9 @@ def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
     for step in steps:
         scheduled = step.get("scheduled", {})
         stalls += sum(
-            1 for r in step.get("running", []) if r in old and r in emitted_before
-            and r not in scheduled
+            1
+            for r in step.get("running", [])
+            if r in old and r in emitted_before and r not in scheduled
         )
         emitted_before |= set(step.get("emitted", []))
     return {
@@ -159,9 +160,7 @@ def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
     }
 
 
-def comparison_rows(
-    without: Trace, with_: Trace, newcomer: str, lang: str
-) -> list[CompareRow]:
+def comparison_rows(without: Trace, with_: Trace, newcomer: str, lang: str) -> list[CompareRow]:
     """The without/with table: same figures, counted the same way from both traces."""
     a, b = _figures(without, newcomer), _figures(with_, newcomer)
     labels = TABLE_ROWS[lang]
