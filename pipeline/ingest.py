@@ -23,6 +23,8 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 CJK_CHARS_PER_MINUTE = 300
 WORDS_PER_MINUTE = 200
 MIN_READING_MINUTES = 1
+# Kinds of source that are copies of a web page (their length is the page's length).
+SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
 # A text is Chinese when at least this share of its words are CJK characters.
 ZH_WORD_SHARE = 0.3
 KIND_BY_SUFFIX = {
@@ -223,8 +225,11 @@ def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingLi
 
 
 def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[Source]) -> None:
-    """An entry whose URL is also a source's URL gets that source's length (for reading time)."""
-    by_url = {normalize_url(s.url): s for s in sources if s.url}
+    """An entry whose URL is a saved copy's canonical URL gets that copy's length (reading time).
+
+    Only saved pages (HTML, PDF) count: a Markdown or text note whose front matter names a URL is
+    a note ABOUT that page, usually much shorter, and would understate the reading time."""
+    by_url = {normalize_url(s.url): s for s in sources if s.url and s.kind in SAVED_PAGE_KINDS}
     for entry in entries:
         source = by_url.get(normalize_url(entry.url))
         if source is not None:

@@ -90,7 +90,9 @@ def mixed(tmp_path: Path) -> Corpus:
     (root / "page.toml").write_text('title = "x"\n', encoding="utf-8")
     (root / "plan.json").write_text("{}", encoding="utf-8")
     (root / "reading-list.md").write_text(
-        "# 清单\n\n- [KV 缓存](https://example.org/kv) — 主线\n", encoding="utf-8"
+        "# 清单\n\n- [KV 缓存](https://example.org/kv) — 主线\n"
+        "- [Paged](https://blog.example.cn/paged-attention) — 存下的网页\n",
+        encoding="utf-8",
     )
     return ingest_folder(root)
 
@@ -162,15 +164,18 @@ def test_skipped_files_have_reasons(mixed: Corpus) -> None:
     assert not any(p.startswith(".git") for p in paths + list(reasons))
 
 
-def test_reading_list_from_folder_gets_source_length(mixed: Corpus) -> None:
-    [entry] = mixed.reading_list
-    a = next(s for s in mixed.sources if s.path == "a.md")
-    assert (entry.title, entry.url, entry.note, entry.words) == (
+def test_reading_list_length_comes_only_from_a_saved_copy(mixed: Corpus) -> None:
+    note_entry, page_entry = mixed.reading_list
+    # a.md is a note ABOUT https://example.org/kv: its length says nothing of the page's
+    assert (note_entry.title, note_entry.url, note_entry.note, note_entry.words) == (
         "KV 缓存",
         "https://example.org/kv",
         "主线",
-        a.words,
+        None,
     )
+    saved = next(s for s in mixed.sources if s.url == "https://blog.example.cn/paged-attention")
+    assert saved.kind == "html"
+    assert page_entry.words == saved.words
 
 
 def test_twenty_megabyte_file_is_skipped_not_read(tmp_path: Path) -> None:
@@ -287,7 +292,7 @@ def test_example_folder() -> None:
     assert all(1000 < s.words < 3000 and s.reading_minutes >= 4 for s in corpus.sources)
     assert all(s.url and s.url.startswith("https://") for s in corpus.sources)
     assert len(corpus.reading_list) == 12
-    assert corpus.reading_list[0].words == first.words
+    assert corpus.reading_list[0].words is None  # the notes are shorter than the posts
     assert all(corpus.has_url(s.url or "") for s in corpus.sources)
     json.loads(corpus.model_dump_json())
 
