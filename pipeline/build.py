@@ -311,9 +311,23 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
     results = load_results(sim_dir)
     # H1 after filling: captions are measured with the simulator's numbers in them.
     found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
+    found += technique_violations(plan, results.sweep or {})
     if found:
         raise PlanError(build.dir / "plan.json", found)
     return results
+
+
+def technique_violations(plan: Plan, sweep: dict[str, Any]) -> list[Violation]:
+    """A concept's `technique` must name a technique the ruler's sweep measured."""
+    known = {t["id"] for t in sweep.get("techniques", [])}
+    return [
+        Violation(
+            f"concepts[{i}].technique",
+            f"unknown technique '{c.technique}' (known: {', '.join(sorted(known))})",
+        )
+        for i, c in enumerate(plan.concepts)
+        if c.technique and c.technique not in known
+    ]
 
 
 def build_info(build: Build) -> dict[str, str]:
