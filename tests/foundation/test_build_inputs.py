@@ -102,12 +102,13 @@ def test_bad_plan_leaves_earlier_artifacts_untouched(folder: Path, tmp_path: Pat
     out = tmp_path / "out"
     good = tujie("build", str(folder), "--out", str(out), "--until", "plan")
     assert good.returncode == 0, good.stderr
-    artifacts = {p: p.read_bytes() for p in (out / "notes").glob("*.json")}
-    assert out / "notes" / "plan.json" in artifacts
+    build_dir = out / "llm-inference"  # page.toml's publish.name
+    artifacts = {p: p.read_bytes() for p in build_dir.glob("*.json")}
+    assert build_dir / "plan.json" in artifacts
     (folder / "plan.json").write_text("[]", encoding="utf-8")
     bad = tujie("build", str(folder), "--out", str(out), "--until", "plan")
     assert bad.returncode == 2
     for path, data in artifacts.items():
         if path.name != "build.json":
             assert path.read_bytes() == data, path
-    assert not list((out / "notes").glob(".*tmp*"))
+    assert not list(build_dir.glob(".*tmp*"))
