@@ -51,22 +51,22 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
 
 TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
     "zh": {
-        "ttft": "{who} 的首字延迟（步）",
+        "ttft": "{who} 的首字延迟",
         "steps": "总步数",
         "max_step_tokens": "单步最多 token",
-        "max_gap": "老请求最长出字间隔（步）",
+        "max_gap": "老请求最长出字间隔",
         "stalls": "老请求干等的次数",
         "preempted": "被抢占次数",
-        "throughput": "吞吐（token/步）",
+        "throughput": "吞吐（token/单位时间）",
     },
     "en": {
-        "ttft": "{who}'s time to first token (steps)",
+        "ttft": "{who}'s time to first token",
         "steps": "Steps in total",
         "max_step_tokens": "Most tokens in one step",
-        "max_gap": "Longest gap between tokens, old requests (steps)",
+        "max_gap": "Longest gap between tokens, old requests",
         "stalls": "Times an old request waited",
         "preempted": "Preemptions",
-        "throughput": "Throughput (tokens/step)",
+        "throughput": "Throughput (tokens per time unit)",
     },
 }
 
