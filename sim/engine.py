@@ -16,7 +16,7 @@ from sim.entities import Request
 from sim.errors import SimulationError
 from sim.kv import build_kv_manager
 from sim.schedulers import SCHEDULERS, SchedulerState, StepPlan
-from sim.trace_record import StepRecorder
+from sim.trace_record import StepRecorder, t
 
 MAX_STEPS = 50_000_000
 
@@ -91,16 +91,17 @@ class Engine:
         context = sum(req.computed + n for req, n in scheduled.items())
         end = start + (self.cost.step_time(StepWork(total, context)) if scheduled else 0.0)
         mml = self.config.max_model_len
+        stamp = t(end)  # token times are stored rounded, once per step
         emitted: list[Request] = []
         finished: list[Request] = []
         for req, n in scheduled.items():
             req.computed += n
             if req.computed == req.tokens:
                 req.outputs += 1
-                req.token_times.append(end)
+                req.token_times.append(stamp)
                 emitted.append(req)
                 if req.outputs >= req.spec.max_tokens or req.tokens >= mml:
-                    req.finish_time = end
+                    req.finish_time = stamp
                     finished.append(req)
         self.scheduler.after_compute(self.state, plan)
         for req in finished:

@@ -34,7 +34,7 @@ def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) 
             "first_token": _round(req.token_times[0]) if req.token_times else None,
             "finish": _round(req.finish_time),
             "output_tokens": req.outputs,
-            "token_times": [t(x) for x in req.token_times],
+            "token_times": list(req.token_times),  # already rounded by the engine
             "ttft": _round(m.ttft),
             "tpot": _round(m.tpot),
             "e2el": _round(m.e2el),
