@@ -198,3 +198,26 @@ def test_generated_workload_is_deterministic() -> None:
     assert first == dumps(
         run_workload({"generate": gen, "engine": {"max_num_batched_tokens": 64, "max_num_seqs": 8}})
     )
+
+
+def test_cli_table_for_workload_file_and_presets_list(tmp_path: Path) -> None:
+    file = tmp_path / "w.json"
+    file.write_text(json.dumps(run_preset_workload("golden-6")), encoding="utf-8")
+    proc = sim_cli("table", str(file))
+    assert proc.returncode == 0
+    assert "A        |   P4    d✓" in proc.stdout and "legend:" in proc.stdout
+    proc = sim_cli("presets")
+    assert proc.returncode == 0 and "batching/with" in proc.stdout and "golden-11" in proc.stdout
+
+
+def run_preset_workload(name: str) -> dict[str, Any]:
+    from sim.scenarios import preset_workload
+
+    return preset_workload(name)
+
+
+def test_bench_small_reports_identical_trace() -> None:
+    from sim.bench import run_bench
+
+    report = run_bench(60)
+    assert "identical trace" in report and "fast" in report and "plain" in report
