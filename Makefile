@@ -38,7 +38,7 @@ page: setup
 test: setup
 	$(PY) -m ruff check pipeline sim tests
 	$(PY) -m mypy pipeline sim
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -ra
 
 lint: setup
 	$(PY) -m ruff check pipeline sim tests
