@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.config import PageConfig, load_config
-from pipeline.errors import OutputError, PlanError, SourceError, Violation
+from pipeline.errors import OutputError, PlanError, SourceError, TujieError, Violation
 from pipeline.plan import Plan, check_plan, dump_plan, load_plan, parse_plan
 from pipeline.sources import Corpus
 
@@ -269,15 +269,21 @@ def _extract_with_llm(build: Build, corpus: Corpus) -> Plan:
     return result.plan
 
 
-def stage_links(build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool = False) -> Any:
+def stage_links(
+    build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool = False, refresh: bool = False
+) -> Any:
     from pipeline.links import check_links, collect_targets, write_report
 
     path = build.dir / "links.json"
     targets = collect_targets(plan, corpus)
     key = [json.dumps([t.model_dump(mode="json") for t in targets], sort_keys=True)]
+    # Results expire: an old report re-runs the stage (its fresh results are reused from it).
+    key.append("expired" if _links_expired(path) or refresh else "fresh")
 
     def run() -> str:
-        report = check_links(targets, corpus, cache_path=path, allow_private=allow_private)
+        report = check_links(
+            targets, corpus, cache_path=path, allow_private=allow_private, refresh=refresh
+        )
         write_report(report, path)
         counts: dict[str, int] = {}
         for r in report.results:
@@ -288,6 +294,26 @@ def stage_links(build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool
     from pipeline.links import LinkReport
 
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def _links_expired(path: Path) -> bool:
+    from datetime import UTC, datetime
+
+    from pipeline.links import DEFAULT_LINK_SETTINGS, load_report
+
+    if not path.exists():
+        return False
+    try:
+        report = load_report(path)
+    except TujieError:
+        return True
+    oldest = min((r.checked_at for r in report.results), default=None)
+    if oldest is None:
+        return False
+    if oldest.tzinfo is None:
+        oldest = oldest.replace(tzinfo=UTC)
+    age = (datetime.now(UTC) - oldest).total_seconds()
+    return age > DEFAULT_LINK_SETTINGS.max_cache_age
 
 
 def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:

@@ -164,11 +164,11 @@ def cmd_links(args: argparse.Namespace) -> int:
     from pipeline.build import stage_ingest, stage_links, stage_plan
 
     build = _prepare(args)
-    if args.refresh:
-        build.force = True
     corpus = stage_ingest(build)
     plan = stage_plan(build, corpus)
-    report = stage_links(build, plan, corpus, allow_private=args.allow_private)
+    report = stage_links(
+        build, plan, corpus, allow_private=args.allow_private, refresh=args.refresh
+    )
     if args.json:
         _print_json(json.loads(report.model_dump_json()))
     else:
