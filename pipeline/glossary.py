@@ -26,6 +26,12 @@ def term_id(index: int) -> str:
     return f"term-{index + 1}"
 
 
+def note_id(index: int) -> str:
+    """The id of the first-use note holding the entry's definition: the page's only copy of it
+    (the <dfn>, the pop-up and the footer's term list all point here)."""
+    return f"note-{index + 1}"
+
+
 @dataclass
 class Glossary:
     """Tracks which terms the page has defined so far, in reading order."""
@@ -87,8 +93,8 @@ class Glossary:
 
     def _dfn(self, index: int, shown: str) -> str:
         entry = self.entries[index]
+        note = note_id(index)
         return (
-            f'<dfn class="term" id="{term_id(index)}" tabindex="0" '
-            f'data-term="{escape(entry.term)}" data-def="{escape(entry.definition)}">'
-            f"{escape(shown)}</dfn>"
+            f'<dfn class="term" id="{term_id(index)}" tabindex="0" data-term="{escape(entry.term)}"'
+            f' data-note="{note}" aria-describedby="{note}">{escape(shown)}</dfn>'
         )

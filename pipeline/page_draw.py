@@ -8,8 +8,11 @@ always propagate.
 
 from __future__ import annotations
 
+import html
 import importlib
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -115,3 +118,50 @@ def tick_svg(*, seed_id: str) -> Markup:
     if draw is None:
         return Markup(_placeholder(f"{seed_id}-svg", "tick", TICK_VIEWBOX, role="tag"))
     return Markup(draw(seed_id=seed_id))
+
+
+@dataclass(frozen=True)
+class StampFace:
+    """One progress-stamp state, drawn once as a `<symbol>` that every card's stamp `<use>`s."""
+
+    state: str
+    symbol_id: str
+    view_box: str
+    title: Markup
+    desc: Markup
+    symbol: Markup
+
+
+_SVG_PARTS = re.compile(
+    r"^<svg\b(?P<attrs>[^>]*)>\s*<title>(?P<title>.*?)</title>\s*<desc>(?P<desc>.*?)</desc>"
+    r"(?P<body>.*)</svg>\s*$",
+    re.DOTALL,
+)
+_VIEW_BOX = re.compile(r'viewBox="([^"]+)"')
+
+
+def _attr(text: Markup) -> Markup:
+    """Element text (escaped for text content only) made safe inside a quoted attribute."""
+    return escape(html.unescape(str(text)))
+
+
+def stamp_face(state: str, *, lang: str, label: str) -> StampFace:
+    """The state's stamp as a symbol (drawn by `draw_stamp`) plus what a `<use>` of it needs.
+    `label` names the state when the drawing's own <title>/<desc> cannot be read."""
+    svg = str(stamp_svg(state, lang=lang, seed_id=f"face-{state}"))
+    symbol_id = f"stamp-sym-{state}"
+    parts = _SVG_PARTS.match(svg)
+    view_box = _VIEW_BOX.search(parts.group("attrs")) if parts else None
+    if parts is not None and view_box is not None:
+        box, body = view_box.group(1), parts.group("body")
+        title, desc = Markup(parts.group("title")), Markup(parts.group("desc"))
+    else:
+        # Unexpected markup: nest the whole drawing (a few bytes more, still drawn once).
+        w, h = STAMP_VIEWBOX
+        box, body = f"0 0 {w} {h}", svg
+        title = desc = escape(label)
+    symbol = Markup(
+        f'<symbol id="{symbol_id}" viewBox="{box}" data-title="{_attr(title)}" '
+        f'data-desc="{_attr(desc)}">{body}</symbol>'
+    )
+    return StampFace(state, symbol_id, box, title, desc, symbol)

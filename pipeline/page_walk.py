@@ -51,24 +51,34 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
 
 TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
     "zh": {
-        "ttft": "{who} 的首字延迟",
+        "ttft": "{who} 的首字延迟（{unit}）",
         "steps": "总步数",
         "max_step_tokens": "单步最多 token",
-        "max_gap": "老请求最长出字间隔",
+        "max_gap": "老请求最长出字间隔（{unit}）",
         "stalls": "老请求干等的次数",
         "preempted": "被抢占次数",
-        "throughput": "吞吐（token/单位时间）",
+        "throughput": "吞吐（token/{unit_one}）",
     },
     "en": {
-        "ttft": "{who}'s time to first token",
+        "ttft": "{who}'s time to first token ({unit})",
         "steps": "Steps in total",
         "max_step_tokens": "Most tokens in one step",
-        "max_gap": "Longest gap between tokens, old requests",
+        "max_gap": "Longest gap between tokens, old requests ({unit})",
         "stalls": "Times an old request waited",
         "preempted": "Preemptions",
-        "throughput": "Throughput (tokens per time unit)",
+        "throughput": "Throughput (tokens per {unit_one})",
     },
 }
+
+# The trace's clock: the unit cost model counts engine steps, the linear and roofline models
+# milliseconds (trace["cost"]["time_unit"]). (plural label, per-one label) per language.
+TIME_UNITS: Mapping[str, Mapping[str, tuple[str, str]]] = {
+    "zh": {"step": ("步", "步"), "ms": ("毫秒", "毫秒"), "s": ("秒", "秒")},
+    "en": {"step": ("steps", "step"), "ms": ("ms", "ms"), "s": ("s", "s")},
+}
+COST_KIND_UNITS: Mapping[str, str] = {"unit": "step", "linear": "ms", "roofline": "ms"}
+DEFAULT_TIME_UNIT = "step"
+TIMED_FIGURES = frozenset({"ttft", "max_gap", "throughput"})
 
 
 @dataclass(frozen=True)
@@ -160,17 +170,31 @@ def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
     }
 
 
+def time_unit(trace: Trace) -> str:
+    """The unit of the trace's times: its cost model's `time_unit`, else the model kind's."""
+    cost: Mapping[str, Any] = trace.get("cost", {}) or {}
+    unit = str(cost.get("time_unit") or COST_KIND_UNITS.get(str(cost.get("kind")), ""))
+    return unit if unit in TIME_UNITS["en"] else DEFAULT_TIME_UNIT
+
+
 def comparison_rows(without: Trace, with_: Trace, newcomer: str, lang: str) -> list[CompareRow]:
-    """The without/with table: same figures, counted the same way from both traces."""
+    """The without/with table: same figures, counted the same way from both traces, times
+    labelled in the unit of the traces' cost model."""
     a, b = _figures(without, newcomer), _figures(with_, newcomer)
     labels = TABLE_ROWS[lang]
+    unit_key = time_unit(with_)
+    if time_unit(without) != unit_key:
+        # Two clocks cannot share a row: only the counts stay comparable.
+        a = {k: (None if k in TIMED_FIGURES else v) for k, v in a.items()}
+        b = {k: (None if k in TIMED_FIGURES else v) for k, v in b.items()}
+    unit, unit_one = TIME_UNITS[lang][unit_key]
     rows = []
     for key, label in labels.items():
         if a[key] is None and b[key] is None:
             continue
         rows.append(
             CompareRow(
-                label.format(who=newcomer),
+                label.format(who=newcomer, unit=unit, unit_one=unit_one),
                 "—" if a[key] is None else format_number(a[key]),  # type: ignore[arg-type]
                 "—" if b[key] is None else format_number(b[key]),  # type: ignore[arg-type]
             )

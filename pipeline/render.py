@@ -20,7 +20,7 @@ from markupsafe import Markup
 from pipeline import page_draw
 from pipeline.config import PageConfig
 from pipeline.fonts import HAND_EN, HAND_ZH, license_text, subset_faces
-from pipeline.glossary import Glossary, term_id
+from pipeline.glossary import Glossary, note_id, term_id
 from pipeline.page_parts import (
     CHINESE_CHARS_PER_MINUTE,
     ENGLISH_WORDS_PER_MINUTE,
@@ -44,6 +44,9 @@ SCRIPT_FILE = "page.js"
 DEFAULT_PROGRESS = "next"
 DEFAULT_NEWCOMER = "D"
 PAGE_ID_DIGITS = 10
+FAMILIES = (HAND_ZH, HAND_EN)
+# Where an OFL LICENSE file's shared text starts, after the family's own copyright line.
+LICENCE_BODY_START = "This Font Software is licensed"
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,10 @@ class Note:
     """A first-use definition shown right after the block that introduced the term."""
 
     id: str
+    note_id: str
     term: str
     definition: str
+    marked: bool  # False when the term never appears in prose (the card's notes define it)
 
 
 @dataclass
@@ -66,7 +71,7 @@ class Prose:
 @dataclass
 class StampView:
     state: str
-    face: Markup
+    face: page_draw.StampFace
     labels: dict[str, str]
 
 
@@ -107,24 +112,42 @@ class _Annotator:
 
     def prose(self, text: str) -> Prose:
         html, new = self.glossary.annotate(text)
-        return Prose(html, self._notes(new))
+        return Prose(html, self._notes(new, marked=True))
 
     def force(self, terms: Sequence[str]) -> list[Note]:
-        return self._notes(self.glossary.force(terms))
+        return self._notes(self.glossary.force(terms), marked=False)
 
-    def _notes(self, indexes: Sequence[int]) -> list[Note]:
+    def index(self) -> list[tuple[str, str, str | None]]:
+        """The footer's term list: (term, the note defining it, or None with the definition
+        when the page never used the term)."""
+        defined = set(self.glossary.defined)
+        return [
+            (g.term, note_id(i), None) if i in defined else (g.term, "", g.definition)
+            for i, g in enumerate(self.plan.glossary)
+        ]
+
+    def _notes(self, indexes: Sequence[int], *, marked: bool) -> list[Note]:
         entries = self.plan.glossary
-        return [Note(term_id(i), entries[i].term, entries[i].definition) for i in indexes]
+        return [
+            Note(term_id(i), note_id(i), entries[i].term, entries[i].definition, marked)
+            for i in indexes
+        ]
 
 
-def _stamp(concept: Concept, config: PageConfig, lang: str) -> StampView:
+def _stamp_faces(lang: str) -> dict[str, page_draw.StampFace]:
+    words = ui(lang)
+    return {s: page_draw.stamp_face(s, lang=lang, label=words[f"stamp_{s}"]) for s in PROGRESS_STATES}
+
+
+def _stamp(
+    concept: Concept, config: PageConfig, lang: str, faces: Mapping[str, page_draw.StampFace]
+) -> StampView:
     words = ui(lang)
     state = config.progress.get(concept.id) or concept.progress or DEFAULT_PROGRESS
-    # Only the initial face is drawn per card; the page script swaps in a copy of the page's one
-    # <template> per state on click (three faces per card would cost ~2 KB each on every card).
-    face = page_draw.stamp_svg(state, lang=lang, seed_id=f"stamp-{concept.id}")
+    # Each state is drawn once as a <symbol>; a card's stamp is a <use> of it (the page script
+    # re-points the <use> on click), instead of a full ~2 KB drawing per card.
     labels = {s: words["stamp_label"].format(state=words[f"stamp_{s}"]) for s in PROGRESS_STATES}
-    return StampView(state, face, labels)
+    return StampView(state, faces[state], labels)
 
 
 def _card(
@@ -135,6 +158,7 @@ def _card(
     sim: SimResults,
     notes: _Annotator,
     overrides: Mapping[str, Mapping[str, Any]] | None,
+    faces: Mapping[str, page_draw.StampFace],
 ) -> CardView:
     lang = plan.lang
     # Reading order inside a card: title, the note back to the previous card, the two lines,
@@ -182,7 +206,7 @@ def _card(
         costs=costs,
         body=body,
         notes=all_notes,
-        stamp=_stamp(concept, config, lang),
+        stamp=_stamp(concept, config, lang, faces),
     )
 
 
@@ -244,16 +268,35 @@ def _environment() -> Environment:
     )
 
 
-def _font_css(html: str) -> str:
+def _font_css(chars_by_family: Mapping[str, str]) -> str:
     faces: list[str] = []
-    for family, chars in sorted(font_text(html).items()):
+    for family, chars in sorted(chars_by_family.items()):
         if chars:
             faces.extend(face.css() for face in subset_faces(family, chars))
     return "\n".join(faces)
 
 
-def _licences(lang: str) -> list[tuple[str, str]]:
-    return [(family, license_text(family)) for family in (HAND_ZH, HAND_EN)]
+@dataclass(frozen=True)
+class Licences:
+    """The embedded families' copyright lines and their licence text, shared when identical
+    (both fonts are OFL-1.1: the 4 KB licence body is printed once)."""
+
+    notices: list[tuple[str, str]]
+    texts: list[str]
+
+
+def _licences(families: Sequence[str]) -> Licences:
+    notices: list[tuple[str, str]] = []
+    bodies: list[str] = []
+    for family in families:
+        text = license_text(family)
+        head, sep, body = text.partition(LICENCE_BODY_START)
+        if not sep:
+            head, body = "", text
+        notices.append((family, head.strip()))
+        if (sep + body).strip() not in bodies:
+            bodies.append((sep + body).strip())
+    return Licences(notices, bodies)
 
 
 def render_page(
@@ -275,7 +318,10 @@ def render_page(
     thread = notes.prose(plan.main_thread.sentence)
     thread_svg = page_draw.main_thread_svg(plan, lang=lang)
     cast_svg = page_draw.cast_legend_svg(plan, lang=lang)
-    cards = [_card(i, c, plan, config, sim, notes, overrides) for i, c in enumerate(plan.concepts)]
+    faces = _stamp_faces(lang)
+    cards = [
+        _card(i, c, plan, config, sim, notes, overrides, faces) for i, c in enumerate(plan.concepts)
+    ]
     ruler_sentence = notes.prose(plan.ruler.sentence)
     metrics = [(m.name, notes.prose(m.definition)) for m in plan.ruler.metrics]
     ruler_svg = page_draw.ruler_svg(plan, sim.sweep, lang=lang)
@@ -308,22 +354,27 @@ def render_page(
             zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
         ),
         "sources": sources,
-        "glossary": [(term_id(i), g.term, g.definition) for i, g in enumerate(plan.glossary)],
-        "licences": _licences(lang),
+        "glossary": notes.index(),
         "build_info": sorted((build_info or {}).items()),
         "progress_states": PROGRESS_STATES,
-        "stamp_faces": [
-            (s, page_draw.stamp_svg(s, lang=lang, seed_id=f"stamp-face-{s}"))
-            for s in PROGRESS_STATES
-        ],
+        "stamp_faces": [faces[s] for s in PROGRESS_STATES],
     }
     env = _environment()
     template = env.get_template(PAGE_TEMPLATE)
     script = (TEMPLATES_DIR / SCRIPT_FILE).read_text(encoding="utf-8")
     page_css = (TEMPLATES_DIR / STYLE_FILE).read_text(encoding="utf-8")
     # First pass: the markup alone, to learn which characters each handwriting font must cover.
-    draft = template.render(**context, style=Markup(""), script=Markup(""), csp="")
-    style = _font_css(draft) + "\n" + page_css
+    # The draft names both families' licences (a superset of the characters of the final one).
+    draft = template.render(
+        **context, style=Markup(""), script=Markup(""), csp="", licences=_licences(FAMILIES)
+    )
+    chars = font_text(draft)
+    style = _font_css(chars) + "\n" + page_css
+    licences = _licences([family for family in FAMILIES if chars.get(family)])
     return template.render(
-        **context, style=Markup(style), script=Markup(script), csp=csp_policy(style, [script])
+        **context,
+        style=Markup(style),
+        script=Markup(script),
+        csp=csp_policy(style, [script]),
+        licences=licences,
     )

@@ -45,40 +45,22 @@
     }
   }
 
-  /* Each card draws only its initial face; other faces are copies of the page's one <template>
-     per state, with every id suffixed by the card so filters and text ids stay unique. */
-  function faceFor(state, card) {
-    var template = document.getElementById("stamp-face-" + state);
-    if (!template || !template.content) { return null; }
-    var face = template.content.cloneNode(true);
-    var renamed = {};
-    Array.prototype.forEach.call(face.querySelectorAll("[id]"), function (el) {
-      renamed[el.id] = el.id + "-" + card;
-      el.id = renamed[el.id];
-    });
-    Array.prototype.forEach.call(face.querySelectorAll("*"), function (el) {
-      Array.prototype.forEach.call(el.attributes, function (attr) {
-        var value = attr.value.replace(/url\(#([^)]+)\)/g, function (all, id) {
-          return renamed[id] ? "url(#" + renamed[id] + ")" : all;
-        });
-        if (value !== attr.value) { el.setAttribute(attr.name, value); }
-      });
-    });
-    return face;
-  }
+  /* Each state is drawn once as a <symbol id="stamp-sym-STATE"> at the top of the body; a
+     card's stamp is a <use> of it, so changing state re-points the <use> and its title. */
   function setStamp(stamp, state) {
     stamp.setAttribute("data-state", state);
     var label = stamp.getAttribute("data-label-" + state);
     if (label) { stamp.setAttribute("aria-label", label); }
     var holder = stamp.querySelector(".stamp-face");
-    if (holder && holder.getAttribute("data-face") !== state) {
-      var face = faceFor(state, stamp.getAttribute("data-card"));
-      if (face) {
-        holder.textContent = "";
-        holder.appendChild(face);
-        holder.setAttribute("data-face", state);
-      }
-    }
+    var symbol = document.getElementById("stamp-sym-" + state);
+    if (!holder || !symbol || holder.getAttribute("data-face") === state) { return; }
+    var use = holder.querySelector("use");
+    var title = holder.querySelector("title");
+    var desc = holder.querySelector("desc");
+    if (use) { use.setAttribute("href", "#stamp-sym-" + state); }
+    if (title) { title.textContent = symbol.getAttribute("data-title") || state; }
+    if (desc) { desc.textContent = symbol.getAttribute("data-desc") || state; }
+    holder.setAttribute("data-face", state);
   }
   function setupStamps() {
     var stamps = document.querySelectorAll("button.stamp");
@@ -95,25 +77,31 @@
     });
   }
 
+  /* A definition is written once, in its first-use note (li#note-N); the pop-up copies it. */
   function setupGlossary() {
     var pop = document.getElementById("gloss-pop");
     if (!pop) { return; }
     var pinned = null;
     function show(term) {
+      var note = document.getElementById(term.getAttribute("data-note") || "");
+      var text = note ? note.querySelector(".def-text") : null;
+      if (!text) { return; }
       pop.textContent = "";
       var name = document.createElement("strong");
       name.textContent = term.getAttribute("data-term") || term.textContent;
       pop.appendChild(name);
-      pop.appendChild(document.createTextNode(" " + (term.getAttribute("data-def") || "")));
+      pop.appendChild(document.createTextNode(" " + text.textContent));
       pop.hidden = false;
     }
     function hide() { if (!pinned) { pop.hidden = true; } }
-    var terms = document.querySelectorAll("dfn.term");
+    var terms = document.querySelectorAll("dfn.term, a.gloss-link");
     Array.prototype.forEach.call(terms, function (term) {
+      var link = term.tagName === "A";
       term.addEventListener("mouseenter", function () { show(term); });
       term.addEventListener("mouseleave", hide);
       term.addEventListener("focus", function () { show(term); });
       term.addEventListener("blur", function () { if (pinned === term) { pinned = null; } hide(); });
+      if (link) { return; }  /* a footer link follows its href to the note */
       term.addEventListener("click", function (event) {
         event.stopPropagation();
         pinned = pinned === term ? null : term;

@@ -32,11 +32,14 @@ def test_latin_terms_match_whole_words_only_and_aliases_count() -> None:
     assert "tokenizer" in html and ">tokenizer" not in html
 
 
-def test_annotate_escapes_text_and_definitions() -> None:
+def test_annotate_escapes_text_and_terms() -> None:
     g = Glossary([GlossaryEntry(term="X", definition='"<b>" & 引号。')])
     html, _ = g.annotate("<script>X</script>")
     assert "<script>" not in html and "&lt;script&gt;" in html
-    assert 'data-def="&#34;&lt;b&gt;&#34; &amp; 引号。"' in html
+    assert 'data-term="X"' in html and 'data-note="note-1"' in html
+    g2 = Glossary([GlossaryEntry(term='"<b>"', definition="d")])
+    html2, _ = g2.annotate('a "<b>" b')
+    assert 'data-term="&#34;&lt;b&gt;&#34;"' in html2 and "<b>" not in html2
 
 
 def test_force_defines_only_unseen_terms() -> None:
@@ -69,8 +72,25 @@ def test_comparison_counts_the_same_way_for_both_variants() -> None:
     sim = fixture_sim()
     rows = comparison_rows(sim.traces["chunk/without"], sim.traces["chunk/with"], "D", "zh")
     table = {r.label: (r.without, r.with_) for r in rows}
-    assert table["D 的首字延迟"] == ("1", "2")
+    # The fixture traces carry no cost model: their clock is the step.
+    assert table["D 的首字延迟（步）"] == ("1", "2")
     assert table["总步数"] == ("7", "6")
     assert table["单步最多 token"] == ("10", "8")
-    assert table["老请求最长出字间隔"] == ("2", "1")
+    assert table["老请求最长出字间隔（步）"] == ("2", "1")
     assert table["老请求干等的次数"] == ("3", "0")
+
+
+def test_time_rows_are_labelled_in_the_cost_model_unit() -> None:
+    sim = fixture_sim()
+    without, with_ = (dict(sim.traces[f"chunk/{v}"]) for v in ("without", "with"))
+    for trace in (without, with_):
+        trace["cost"] = {"kind": "linear", "c0": 5.0, "c_tok": 0.04, "time_unit": "ms"}
+    labels = [r.label for r in comparison_rows(without, with_, "D", "zh")]
+    assert "D 的首字延迟（毫秒）" in labels and "老请求最长出字间隔（毫秒）" in labels
+    assert not any("（步）" in label for label in labels)
+    en = [r.label for r in comparison_rows(without, with_, "D", "en")]
+    assert "D's time to first token (ms)" in en
+    with_["cost"] = {"kind": "unit", "time_unit": "step"}
+    mixed = [r.label for r in comparison_rows(without, with_, "D", "en")]
+    # Two clocks: the timed rows are dropped rather than compared across units.
+    assert not any("time to first token" in label for label in mixed) and "Steps in total" in mixed

@@ -82,6 +82,9 @@ def test_one_stamp_per_card_with_initial_state_from_config(soup: BeautifulSoup) 
         faces = [f["data-face"] for f in stamp.select(".stamp-face")]
         assert faces == [stamp["data-state"]]
         assert len(stamp.select("svg")) == 1
+        use = stamp.select_one("svg use")
+        assert use is not None and use["href"] == f"#stamp-sym-{stamp['data-state']}"
+        assert soup.select_one(use["href"]).name == "symbol"
 
 
 def test_csp_hashes_match_the_inline_style_and_script(html: str) -> None:
@@ -131,6 +134,10 @@ def test_sections_follow_the_page_order(soup: BeautifulSoup) -> None:
 
 def test_every_svg_is_an_accessible_image(soup: BeautifulSoup) -> None:
     for svg in soup.find_all("svg"):
+        if svg.get("aria-hidden") == "true":
+            # Decorative or definitions only (the stamp symbols): MARKUP.md exempts these.
+            assert svg.find_parent("svg") is None
+            continue
         assert svg.get("role") == "img"
         children = [c.name for c in svg.find_all(recursive=False)]
         assert children[:2] == ["title", "desc"]
@@ -167,10 +174,19 @@ def test_every_concept_term_is_defined_where_it_first_appears(
             else:
                 assert len(dfns) == 1, term
                 assert first.parent is dfns[0], term
-                assert dfns[0]["data-def"] == entry.definition
+                # The definition is written once, in the note the <dfn> points to.
+                note = soup.select_one(f'li#{dfns[0]["data-note"]}')
+                assert note is not None and dfns[0]["aria-describedby"] == note["id"]
+                assert note.select_one(".def-text").get_text() == entry.definition
+                assert str(soup).count(entry.definition) == 1
                 assert dfns[0]["tabindex"] == "0"
-    glossary = soup.select("footer dl.glossary dt")
-    assert [dt.get_text() for dt in glossary] == [g.term for g in small_plan.glossary]
+    glossary = soup.select("footer ul.glossary li")
+    assert [li.select_one("a, strong").get_text() for li in glossary] == [
+        g.term for g in small_plan.glossary
+    ]
+    for link in soup.select("footer a.gloss-link"):
+        assert link["href"] == "#" + link["data-note"]
+        assert soup.select_one(link["href"]) is not None
 
 
 def test_walkthrough_rows_and_table_come_from_the_traces(soup: BeautifulSoup) -> None:
@@ -194,10 +210,12 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     assert stops[0].select_one(".tick svg") is not None
     # Offline check: unverified, and the reading list gives no length.
     assert stops[1]["data-verdict"] == "unverified" and "未核实" in stops[1].get_text()
-    assert "篇幅未知" in stops[1].get_text()
+    # Unknown until the link is verified: said honestly, with how it will be measured.
+    assert "联网核实链接后按原文字数估算" in stops[1].get_text()
+    assert "分钟" not in stops[1].select_one(".minutes").get_text()
     # Not in the link report; the ingested Chinese article has 900 characters → 3 min.
     assert "约 3 分钟" in stops[2].get_text() and "未核实" in stops[2].get_text()
-    assert "300 字/分钟" in soup.select_one(".route-rule").get_text()
+    assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
 
 
 def test_footer_has_licences_illustrative_note_and_build_info(soup: BeautifulSoup) -> None:
