@@ -4,6 +4,7 @@ Everything here turns a plan and simulator traces into SVG strings; nothing touc
 the LLM or the browser. Colours come only from the page's CSS variables.
 """
 
+from pipeline.draw.defs import draw_symbol_defs
 from pipeline.draw.layout import FitError
 from pipeline.draw.legend import draw_cast_legend
 from pipeline.draw.main_thread import draw_main_thread
@@ -14,5 +15,5 @@ from pipeline.draw.steps import draw_step_strip
 
 __all__ = [
     "FitError", "draw_cast_legend", "draw_main_thread", "draw_panel", "draw_ruler", "draw_stamp",
-    "draw_step_strip", "draw_tick",
+    "draw_step_strip", "draw_symbol_defs", "draw_tick",
 ]

@@ -7,13 +7,14 @@ order the markup contract asks: title, desc, defs, `<g class="ink">`, then `<g c
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pipeline.draw import rough
 from pipeline.draw.layout import TextLayout
 from pipeline.draw.palette import FREED_DASH, INK
-from pipeline.draw.svg import element, esc, num
+from pipeline.draw.svg import compact_path, element, esc, num
 
 WOBBLE_FREQUENCY = 0.04
 WOBBLE_OCTAVES = 2
@@ -35,6 +36,7 @@ class Canvas:
     height: float
     layout: TextLayout
     wobble: bool = True
+    shared_filter: str | None = None  # a wobble filter of the page's shared defs (defs.py)
     shapes: list[str] = field(default_factory=list)
 
     def rng(self, element_id: str) -> rough.Rng:
@@ -116,21 +118,35 @@ class Canvas:
     def raw(self, markup: str) -> None:
         self.shapes.append(markup)
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Shapes drawn inside are regrouped by style on exit (tints first, then strokes, each
+        style in first-seen order) so `merge_paths` can join them: for grids of cells whose paint
+        order between cells does not matter."""
+        start = len(self.shapes)
+        yield
+        drawn = self.shapes[start:]
+        first: dict[str, int] = {}
+        keys = []
+        for shape in drawn:
+            m = PATH_RE.fullmatch(shape)
+            style = m.group(2) if m else shape
+            first.setdefault(style, len(first))
+            tint = bool(m) and " fill=" in style and 'fill="none"' not in style
+            keys.append((0 if tint else 1, first[style]))
+        order = sorted(range(len(drawn)), key=lambda i: (keys[i], i))
+        self.shapes[start:] = [drawn[i] for i in order]
+
+    def use(self, ref: str, x: float, y: float) -> None:
+        """Place a shared drawing (a cast member defined once per page, see defs.py)."""
+        self.shapes.append(element("use", {"href": f"#{ref}", "x": x, "y": y}))
+
     def filter_id(self) -> str:
-        return f"wob-{self.svg_id}"
+        return self.shared_filter or f"wob-{self.svg_id}"
 
     def defs(self) -> str:
-        m = FILTER_MARGIN
         seed = rough.seed_int(self.svg_id, SEED_RANGE)
-        return (
-            f'<defs><filter id="{esc(self.filter_id())}" filterUnits="userSpaceOnUse" '
-            f'x="{-m}" y="{-m}" width="{num(self.width + 2 * m)}" '
-            f'height="{num(self.height + 2 * m)}">'
-            f'<feTurbulence type="fractalNoise" baseFrequency="{WOBBLE_FREQUENCY}" '
-            f'numOctaves="{WOBBLE_OCTAVES}" seed="{seed}" result="n"/>'
-            f'<feDisplacementMap in="SourceGraphic" in2="n" scale="{WOBBLE_SCALE}" '
-            f'xChannelSelector="R" yChannelSelector="G"/></filter></defs>'
-        )
+        return f"<defs>{wobble_filter(self.filter_id(), self.width, self.height, seed)}</defs>"
 
     def svg(
         self,
@@ -167,7 +183,7 @@ class Canvas:
         body = (
             element("title", {}, esc(title))
             + element("desc", {}, esc(desc))
-            + (self.defs() if self.wobble else "")
+            + (self.defs() if self.wobble and not self.shared_filter else "")
             + element("g", ink_attrs, "".join(merge_paths(self.shapes)))
             + element(
                 "g",
@@ -193,9 +209,24 @@ def new_canvas(
     owner: str,
     overrides: Mapping[str, Mapping[str, object]] | None = None,
     wobble: bool = True,
+    shared_filter: str | None = None,
 ) -> Canvas:
     layout = TextLayout(svg_id, width, height, inset, lang, owner, dict(overrides or {}))
-    return Canvas(svg_id, width, height, layout, wobble)
+    return Canvas(svg_id, width, height, layout, wobble, shared_filter)
+
+
+def wobble_filter(filter_id: str, width: float, height: float, seed: int) -> str:
+    """The hand-drawn wobble: fractal noise displacing the strokes a few px, over an explicit
+    region a little larger than the drawing so edge strokes still wobble."""
+    m = FILTER_MARGIN
+    return (
+        f'<filter id="{esc(filter_id)}" filterUnits="userSpaceOnUse" '
+        f'x="{-m}" y="{-m}" width="{num(width + 2 * m)}" height="{num(height + 2 * m)}">'
+        f'<feTurbulence type="fractalNoise" baseFrequency="{WOBBLE_FREQUENCY}" '
+        f'numOctaves="{WOBBLE_OCTAVES}" seed="{seed}" result="n"/>'
+        f'<feDisplacementMap in="SourceGraphic" in2="n" scale="{WOBBLE_SCALE}" '
+        f'xChannelSelector="R" yChannelSelector="G"/></filter>'
+    )
 
 
 def merge_paths(shapes: list[str]) -> list[str]:
@@ -212,7 +243,15 @@ def merge_paths(shapes: list[str]) -> list[str]:
             continue
         out.append(shape)
         last_attrs = m.group(2) if m else None
-    return out
+    return [compact_markup(shape) for shape in out]
+
+
+def compact_markup(shape: str) -> str:
+    """A `<path>` with its data in the shortest equivalent form (see `svg.compact_path`)."""
+    m = PATH_RE.fullmatch(shape)
+    if not m:
+        return shape
+    return f'<path d="{compact_path(m.group(1))}"{m.group(2)}/>'
 
 
 def poly_d(points: Sequence[tuple[float, float]]) -> str:

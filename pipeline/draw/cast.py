@@ -81,6 +81,11 @@ def _face(cv: Canvas, eid: str, cx: float, cy: float, state: str) -> None:
         )
 
 
+def symbol_id(name: str) -> str:
+    """The page-wide id of a cast drawing defined once in the shared defs (see defs.py)."""
+    return f"tj-{name}"
+
+
 def bean(
     cv: Canvas,
     letter: str,
@@ -91,8 +96,19 @@ def bean(
     eid: str | None = None,
     focus: bool = False,
 ) -> None:
-    """Draw request `letter` as a bean centred on (cx, cy) in `state`."""
+    """Draw request `letter` as a bean centred on (cx, cy) in `state`: the body is a `<use>` of
+    the page's one bean per state (P12: same cast everywhere), the letter a text on top."""
     eid = eid or f"bean-{letter}-{num(cx)}-{num(cy)}"
+    cv.use(symbol_id(f"bean-{state}"), cx, cy)
+    cv.layout.place(
+        letter, x=cx, cy=cy + 6.5, role="name", size=BEAN_LETTER_SIZE, floor=None, max_width=BEAN_W
+    )
+    if focus:
+        focus_ring(cv, f"{eid}/focus", cx, cy + 2, BEAN_W / 2 + FOCUS_PAD, BEAN_H / 2 + FOCUS_PAD)
+
+
+def bean_body(cv: Canvas, cx: float, cy: float, state: str, eid: str) -> None:
+    """The bean's shapes (outline, tint, feet, face): drawn once per state into the defs."""
     rng = cv.rng(eid)
     pts = bean_outline(cx, cy)
     cv.shape(
@@ -123,11 +139,6 @@ def bean(
             + rough.line(rng, (cx + 9, cy - 13), (cx + 13, cy - 13), 0.2, 1),
             width=1.0,
         )
-    cv.layout.place(
-        letter, x=cx, cy=cy + 6.5, role="name", size=BEAN_LETTER_SIZE, floor=None, max_width=BEAN_W
-    )
-    if focus:
-        focus_ring(cv, f"{eid}/focus", cx, cy + 2, BEAN_W / 2 + FOCUS_PAD, BEAN_H / 2 + FOCUS_PAD)
 
 
 def focus_ring(cv: Canvas, eid: str, cx: float, cy: float, rx: float, ry: float) -> None:
@@ -144,6 +155,14 @@ def focus_ring(cv: Canvas, eid: str, cx: float, cy: float, rx: float, ry: float)
 def gpu(
     cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str = "gpu", label: str = "GPU"
 ) -> None:
+    """The GPU (a `<use>` of the page's chip, busy or idle) with its label."""
+    cv.use(symbol_id("gpu-busy" if busy else "gpu-idle"), cx, cy)
+    cv.layout.place(
+        label, x=cx, cy=cy + 13, role="name", size=14, floor=None, max_width=GPU_SIZE - 8
+    )
+
+
+def gpu_body(cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str) -> None:
     """The GPU: a square chip with pins, a face (busy = determined, idle = asleep)."""
     rng = cv.rng(eid)
     s = GPU_SIZE
@@ -183,10 +202,14 @@ def gpu(
                 rough.curve(rng, [(ex - 3, ey), (ex, ey + 1.8), (ex + 3, ey)], 0.1, 1), width=1.4
             )
         cv.stroke(rough.line(rng, (cx - 3, cy - 1), (cx + 3, cy - 1), 0.2, 1), width=1.4)
-    cv.layout.place(label, x=cx, cy=cy + 13, role="name", size=14, floor=None, max_width=s - 8)
 
 
 def clerk(cv: Canvas, cx: float, cy: float, *, eid: str = "clerk") -> None:
+    """The scheduler (a `<use>` of the page's clerk); (cx, cy) = chest."""
+    cv.use(symbol_id("clerk"), cx, cy)
+
+
+def clerk_body(cv: Canvas, cx: float, cy: float, eid: str) -> None:
     """The scheduler: a little clerk with a round head, a cap and a clipboard; (cx, cy) = chest."""
     rng = cv.rng(eid)
     head_y = cy - 22

@@ -28,6 +28,7 @@ LINE_HEIGHT = 1.15  # line pitch in em for wrapped text
 GAP = 1.0  # minimum clear space between two text boxes (px)
 GROUP_FAMILY = fonts.HAND_EN  # defaults set on the words group (see canvas.py)
 GROUP_SIZE = 11.0
+GROUP_FILL = "var(--ink)"
 CAPTION_LIMIT = {"zh": 15, "en": 40}
 CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 NO_LINE_START = set("，。！？、：；）》」』…,.!?:;)%")
@@ -66,6 +67,7 @@ class PlacedText:
     id: str
     box: Box
     markup: str
+    style: tuple[tuple[str, str], ...] = ()  # attributes shared through a wrapping <g>
 
 
 @lru_cache(maxsize=4)
@@ -224,9 +226,65 @@ class TextLayout:
             None,
         )
         markup = self._markup(
-            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, text, css_class, fill
+            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, text, css_class
         )
-        placed = PlacedText(tid, box, markup)
+        style = (
+            ("font-family", family if family != GROUP_FAMILY else ""),
+            ("font-size", num(size) if round(size, 1) != GROUP_SIZE else ""),
+            ("text-anchor", anchor if anchor != "middle" else ""),
+            ("fill", fill if fill and fill != GROUP_FILL else ""),
+        )
+        placed = PlacedText(tid, box, markup, tuple((k, v) for k, v in style if v))
+        self.placed.append(placed)
+        return placed
+
+    def place_row(
+        self,
+        items: Sequence[tuple[str, float]],
+        *,
+        cy: float,
+        role: str,
+        size: float,
+        fill: str | None = None,
+    ) -> PlacedText | None:
+        """A row of short centred labels (cell counts, axis ticks) as ONE `<text>` with a
+        `<tspan>` per label: one id instead of many keeps drawings small. Labels whose own box
+        is not free are left out; the row's box is the union of the kept labels (what the
+        browser's getBBox reports) and must itself be free, else nothing is placed."""
+        family = fonts.HAND_EN if not any(CJK.search(t) for t, _ in items) else fonts.HAND_ZH
+        kept = [
+            (t, x) for t, x in items if self.free(text_box([t], family, size, x, cy, "middle"))
+        ]
+        if not kept:
+            return None
+        boxes = [text_box([t], family, size, x, cy, "middle") for t, x in kept]
+        union = Box(
+            min(b.x0 for b in boxes),
+            min(b.y0 for b in boxes),
+            max(b.x1 for b in boxes),
+            max(b.y1 for b in boxes),
+        )
+        if not self.free(union):
+            return None
+        self.counter += 1
+        tid = f"t-{self.svg_id}-{self.counter}"
+        ascent, descent = vertical_metrics(family)
+        baseline = cy - size * (ascent + descent) / 2 + size * ascent
+        spans = "".join(element("tspan", {"x": x}, esc(t)) for t, x in kept)
+        pairs: dict[str, object] = {
+            "id": tid,
+            "data-role": role,
+            "data-font": family,
+            "y": baseline,
+        }
+        style = (
+            ("font-family", family if family != GROUP_FAMILY else ""),
+            ("font-size", num(size) if round(size, 1) != GROUP_SIZE else ""),
+            ("fill", fill if fill and fill != GROUP_FILL else ""),
+        )
+        placed = PlacedText(
+            tid, union, element("text", pairs, spans), tuple((k, v) for k, v in style if v)
+        )
         self.placed.append(placed)
         return placed
 
@@ -255,8 +313,8 @@ class TextLayout:
         limit: int | None,
         text: str,
         css_class: str | None,
-        fill: str | None,
     ) -> str:
+        """The `<text>` itself; font, size, anchor and fill go on a shared `<g>` (see `markup`)."""
         ascent, descent = vertical_metrics(family)
         block = size * (ascent + descent) + size * LINE_HEIGHT * (len(lines) - 1)
         first_baseline = cy - block / 2 + size * ascent
@@ -273,10 +331,6 @@ class TextLayout:
             "data-floor": floor if floor is not None and floor < 1.0 else None,
             "x": x,
             "y": first_baseline,
-            "font-family": family if family != GROUP_FAMILY else None,
-            "font-size": size if round(size, 1) != GROUP_SIZE else None,
-            "text-anchor": anchor if anchor != "middle" else None,
-            "fill": fill,
         }
         if len(lines) == 1:
             return element("text", pairs, esc(lines[0]))
@@ -287,4 +341,13 @@ class TextLayout:
         return element("text", pairs, spans)
 
     def markup(self) -> str:
-        return "".join(p.markup for p in self.placed)
+        """All texts, those with the same font, size, anchor and fill under one `<g>` carrying
+        them (text never overlaps text, so the order between groups does not matter)."""
+        groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+        for p in self.placed:
+            groups.setdefault(p.style, []).append(p.markup)
+        out = []
+        for style, items in groups.items():
+            body = "".join(items)
+            out.append(element("g", dict(style), body) if style else body)
+        return "".join(out)

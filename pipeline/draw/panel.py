@@ -11,6 +11,7 @@ from typing import Literal
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.defs import shared_filter
 from pipeline.draw.layout import CAPTION_LIMIT, FLOOR
 from pipeline.draw.palette import FAINT
 from pipeline.draw.scenes import bars, budget, clock, generic, kv_blocks, queue, timeline
@@ -53,7 +54,9 @@ def draw_panel(
     """The SVG of one panel; raises FitError (naming card and panel) if a text cannot fit."""
     svg_id = f"{concept.id}-{side}"
     owner = f"card {concept.id}, panel {side}"
-    cv = new_canvas(svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides)
+    cv = new_canvas(
+        svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides, shared_filter=shared_filter("p", svg_id)
+    )
     rng = cv.rng("frame")
     cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
     cv.stroke(

@@ -11,6 +11,7 @@ from typing import Any
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import new_canvas
+from pipeline.draw.defs import shared_filter
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import phase
 
@@ -28,7 +29,15 @@ def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
     step = next(s for s in trace["steps"] if s["index"] == step_index)
     scen = trace.get("scenario", {})
     sid = f"strip-{scen.get('id', 'sim')}-{scen.get('variant', 'x')}-{step_index}"
-    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {step_index}")
+    cv = new_canvas(
+        sid,
+        WIDTH,
+        HEIGHT,
+        INSET,
+        lang,
+        f"walkthrough step {step_index}",
+        shared_filter=shared_filter("s", sid),
+    )
     cap = int(trace.get("engine", {}).get("max_num_batched_tokens", 1)) or 1
     unit = (BAR_X1 - BAR_X0) / cap
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,

@@ -19,8 +19,10 @@ from pipeline.draw import (
     draw_ruler,
     draw_stamp,
     draw_step_strip,
+    draw_symbol_defs,
     draw_tick,
 )
+from pipeline.draw.defs import shared_filter
 from pipeline.draw.showcase import (
     EXAMPLE_PLAN,
     FIXTURE_SWEEP,
@@ -130,13 +132,36 @@ def test_panel_attributes_and_filter() -> None:
     assert root.get("id") == "panel-batching_timeline-trouble"
     assert root.get("data-panel") == "batching_timeline/trouble"
     assert root.get("viewBox") == "0 0 400 260" and root.get("data-inset") == "12"
-    filt = root.find(f"{NS}defs/{NS}filter")
-    assert filt is not None and filt.get("id") == "wob-batching_timeline-trouble"
+    # panels share the page's wobble filters (defined once in draw_symbol_defs)
+    ink = root.find(f"{NS}g[@class='ink']")
+    assert ink is not None
+    fid = (ink.get("filter") or "")[len("url(#"):-1]
+    assert fid == shared_filter("p", "batching_timeline-trouble")
+    defs = ET.fromstring(draw_symbol_defs("zh"))
+    filt = next(f for f in defs.iter(f"{NS}filter") if f.get("id") == fid)
     assert filt.get("filterUnits") == "userSpaceOnUse"
     caption = [t for t in root.iter(f"{NS}text") if t.get("data-role") == "caption"]
     assert len(caption) == 1 and caption[0].get("data-limit") == "15"
     assert caption[0].text == "D 排队等了 6 步"  # D.wait from the static-batching trace
     assert any(t.text == "示意值" for t in root.iter(f"{NS}text"))
+
+
+def test_shared_defs_resolve_every_reference(all_svgs: list[str]) -> None:
+    """Every `<use>` and wobble filter a drawing references is defined locally or in the page's
+    one shared defs SVG, which is hidden (aria-hidden, zero size) and carries no text."""
+    defs_svg = draw_symbol_defs("zh")
+    defs = ET.fromstring(defs_svg)
+    assert defs.get("aria-hidden") == "true" and defs.get("width") == defs.get("height") == "0"
+    assert not list(defs.iter(f"{NS}text"))
+    shared = {el.get("id") for el in defs.iter() if el.get("id")}
+    for state in ("running", "new", "stored", "freed", "idle"):
+        assert f"tj-bean-{state}" in shared
+    for svg in all_svgs:
+        local = {el.get("id") for el in ET.fromstring(svg).iter() if el.get("id")}
+        refs = re.findall(r'href="#([^"]+)"|url\(#([^)]+)\)', svg)
+        for ref in (a or b for a, b in refs):
+            assert ref in local | shared, f"#{ref} is defined nowhere"
+    assert not ALLOWED_COLOURS.findall(defs_svg)
 
 
 def test_colours_only_via_css_variables(all_svgs: list[str]) -> None:
@@ -177,8 +202,11 @@ def test_overrides_move_to_alt_and_scale() -> None:
     cap_id = next(t.get("id") for t in root.iter(f"{NS}text") if t.get("data-role") == "caption")
     scaled = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
                         overrides={cap_id or "": {"scale": 0.9}})
-    cap = next(t for t in ET.fromstring(scaled).iter(f"{NS}text") if t.get("id") == cap_id)
-    assert float(cap.get("font-size", "0")) == pytest.approx(17.1)
+    from tests.draw.test_layout_props import inherited
+
+    parents = {c: p for p in ET.fromstring(scaled).iter() for c in p}
+    cap = next(t for t in parents if t.get("id") == cap_id)
+    assert float(inherited(cap, "font-size", parents, "0")) == pytest.approx(17.1)
 
 
 def test_panel_size_budget(all_svgs: list[str]) -> None:

@@ -27,24 +27,45 @@ def _text(lang: str, limit: int) -> st.SearchStrategy[str]:
     return st.lists(chars, min_size=1, max_size=limit).map("".join).filter(lambda s: s.strip())
 
 
+def inherited(el: ET.Element, attr: str, parents: dict[ET.Element, ET.Element], default: str) -> str:
+    """An attribute as the browser resolves it: the element's own, else the nearest ancestor's."""
+    cur: ET.Element | None = el
+    while cur is not None:
+        if attr in cur.attrib:
+            return cur.attrib[attr]
+        cur = parents.get(cur)
+    return default
+
+
 def boxes_from_svg(svg: str) -> tuple[list[Box], Box]:
     root = ET.fromstring(svg)
+    parents = {child: parent for parent in root.iter() for child in parent}
     inset = float(root.get("data-inset", "0"))
     _x, _y, w, h = (float(v) for v in (root.get("viewBox") or "").split())
     words = root.find(f"{NS}g[@class='words']")
     assert words is not None
     out = []
     for t in words.iter(f"{NS}text"):
-        family = t.get("font-family", words.get("font-family", ""))
+        family = inherited(t, "font-family", parents, "")
         assert family == t.get("data-font")
-        size = float(t.get("font-size", words.get("font-size", "0")))
-        anchor = t.get("text-anchor", words.get("text-anchor", "start"))
+        size = float(inherited(t, "font-size", parents, "0"))
+        anchor = inherited(t, "text-anchor", parents, "start")
+        ascent, descent = vertical_metrics(family)
         spans = t.findall(f"{NS}tspan")
+        if spans and all(s.get("y") is None for s in spans):  # a row: one label per tspan
+            y = float(t.get("y", "0"))
+            row = []
+            for s in spans:
+                width = fonts.measure(s.text or "", family, size)
+                x = float(s.get("x", "0"))
+                x0 = x if anchor == "start" else x - width / 2 if anchor == "middle" else x - width
+                row.append(Box(x0, y - ascent * size, x0 + width, y + descent * size))
+            out.append(Box(min(b.x0 for b in row), row[0].y0, max(b.x1 for b in row), row[0].y1))
+            continue
         lines = [s.text or "" for s in spans] if spans else [t.text or ""]
         ys = [float(s.get("y", "0")) for s in spans] if spans else [float(t.get("y", "0"))]
         x = float(t.get("x", "0"))
         width = max(fonts.measure(ln, family, size) for ln in lines)
-        ascent, descent = vertical_metrics(family)
         x0 = x if anchor == "start" else x - width / 2 if anchor == "middle" else x - width
         out.append(Box(x0, ys[0] - ascent * size, x0 + width, ys[-1] + descent * size))
     return out, Box(inset, inset, w - inset, h - inset)

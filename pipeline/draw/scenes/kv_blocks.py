@@ -22,6 +22,7 @@ from pipeline.draw.scenes.common import (
     engine,
 )
 from pipeline.draw.scenes.key import draw_key
+from pipeline.draw.svg import num
 
 PER_ROW = 6
 MAX_BLOCKS = 18
@@ -31,6 +32,7 @@ ROW_PITCH = 44.0
 GRID_Y0 = SCENE_TOP + 22
 WAIT_X = 340.0
 MAX_WAITING = 3
+HATCH_GAP = 4.5
 
 
 def pick_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -87,10 +89,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         floor=None,
     )
     pitch = (GRID_X1 - SCENE_X0) / PER_ROW
-    for i, (owner, kind, filled, reserved) in enumerate(cells[:MAX_BLOCKS]):
-        x = SCENE_X0 + (i % PER_ROW) * pitch
-        y = GRID_Y0 + (i // PER_ROW) * ROW_PITCH
-        _block(cv, f"blk-{i}", x, y, pitch - 6, bs, owner, kind, filled, reserved)
+    with cv.batch():
+        for i, (owner, kind, filled, reserved) in enumerate(cells[:MAX_BLOCKS]):
+            x = SCENE_X0 + (i % PER_ROW) * pitch
+            y = GRID_Y0 + (i // PER_ROW) * ROW_PITCH
+            _block(cv, f"blk-{i}", x, y, pitch - 6, bs, owner, kind, filled, reserved)
     rest = free - shown_free
     if rest > 0:
         rows = (len(cells[:MAX_BLOCKS]) + PER_ROW - 1) // PER_ROW
@@ -152,16 +155,20 @@ def _block(
     slots = min(bs, 8)
     sw = w / slots
     per_slot = bs / slots
-    for k in range(slots):
-        sx = x + k * sw
-        poly = rough.rect_poly(sx, y, sw, BLOCK_H)
-        if kind in ("running", "stored") and filled >= (k + 1) * per_slot - 1e-9:
-            cv.fill(poly_d(poly), colour(kind), TINT_OPACITY + 0.15)
-        elif kind in ("running", "stored") and reserved >= (k + 1) * per_slot - 1e-9:
-            cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
+    if kind in ("running", "stored"):
+        # one tint over the computed slots, one hatch over the reserved-but-unused ones
+        full = sum(1 for k in range(slots) if filled >= (k + 1) * per_slot - 1e-9)
+        held = sum(1 for k in range(slots) if reserved >= (k + 1) * per_slot - 1e-9)
+        if full:
+            cv.fill(poly_d(rough.rect_poly(x, y, full * sw, BLOCK_H)), colour(kind), TINT_OPACITY + 0.15)
+        if held > full:
+            poly = rough.rect_poly(x + full * sw, y, (held - full) * sw, BLOCK_H)
+            cv.stroke(rough.hachure(rng, poly, HATCH_GAP), colour("idle"), width=0.9)
     if slots > 1 and kind != "free":
+        # slot dividers: short straight ticks (cheap), slightly off vertical like a quick pen
         d = "".join(
-            rough.line(rng, (x + k * sw, y + 3), (x + k * sw, y + BLOCK_H - 3), 0.2, 1)
+            f"M{num(x + k * sw + rng.off(-0.4, 0.4, 1))} {num(y + 3)}"
+            f"L{num(x + k * sw + rng.off(-0.4, 0.4, 1))} {num(y + BLOCK_H - 3)}"
             for k in range(1, slots)
         )
         cv.stroke(d, colour("idle"), width=0.8)

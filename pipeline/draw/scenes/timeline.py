@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.palette import INK, TINT_OPACITY, colour
+from pipeline.draw.palette import TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
     SCENE_TOP,
     SCENE_X1,
@@ -53,34 +53,38 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     width = (SCENE_X1 - LANE_X0) / max(len(cols), 1)
     draw_key(cv, ctx, ["new", "running", "waiting"])
     axis_y = SCENE_TOP + LANE_PITCH * len(rids) + AXIS_GAP
-    for i, rid in enumerate(rids):
-        cy = SCENE_TOP + LANE_PITCH * (i + 0.5)
-        req = trace["requests"][rid]
-        state = "new" if req.get("arrival", 0) > 0 else "running"
-        cast.bean(cv, rid, BEAN_X, cy - 2, state, eid=f"lane-{rid}", focus=rid in ctx.focus)
-        for j, step in enumerate(cols):
-            x = LANE_X0 + j * width
-            kind = cell_kind(ctx, rid, step)
-            _cell(cv, ctx, rid, step, kind, x + 1.5, cy - CELL_H / 2, width - 3)
-            if (
-                req.get("token_times")
-                and abs(req["token_times"][0] - step["end"]) < 1e-9
-                and kind in ("new", "running")
-            ):
-                _spark(cv, f"spark-{rid}", x + width - 2, cy - CELL_H / 2 - 2)
-            if rid in step.get("finished", []):
-                _flag(cv, f"flag-{rid}", x + width - 1, cy + CELL_H / 2)
+    with cv.batch():  # cells of one kind become one path; marks stay on top of the tints
+        for i, rid in enumerate(rids):
+            cy = SCENE_TOP + LANE_PITCH * (i + 0.5)
+            req = trace["requests"][rid]
+            state = "new" if req.get("arrival", 0) > 0 else "running"
+            cast.bean(cv, rid, BEAN_X, cy - 2, state, eid=f"lane-{rid}", focus=rid in ctx.focus)
+            counts: list[tuple[str, float]] = []
+            for j, step in enumerate(cols):
+                x = LANE_X0 + j * width
+                kind = cell_kind(ctx, rid, step)
+                _cell(cv, rid, step, kind, x + 1.5, cy - CELL_H / 2, width - 3)
+                n = step["scheduled"].get(rid, 0)
+                if kind in ("new", "running") and n > 1:
+                    counts.append((str(n), x + width / 2))
+                if (
+                    req.get("token_times")
+                    and abs(req["token_times"][0] - step["end"]) < 1e-9
+                    and kind in ("new", "running")
+                ):
+                    _spark(cv, f"spark-{rid}", x + width - 2, cy - CELL_H / 2 - 2)
+                if rid in step.get("finished", []):
+                    _flag(cv, f"flag-{rid}", x + width - 1, cy + CELL_H / 2)
+            if counts:  # how many tokens each step computed for this request
+                cv.layout.place_row(counts, cy=cy, role="label", size=SMALL_SIZE)
     rng = cv.rng("axis")
     cv.stroke(rough.arrow(rng, (LANE_X0, axis_y - 5), (SCENE_X1, axis_y - 5), 0.5, 0, 6), width=1.2)
-    for j, step in enumerate(cols):
-        cv.layout.place(
-            str(step["index"]),
-            x=LANE_X0 + (j + 0.5) * width,
-            cy=axis_y + 4,
-            role="axis",
-            size=SMALL_SIZE,
-            floor=None,
-        )
+    cv.layout.place_row(
+        [(str(step["index"]), LANE_X0 + (j + 0.5) * width) for j, step in enumerate(cols)],
+        cy=axis_y + 4,
+        role="axis",
+        size=SMALL_SIZE,
+    )
     cv.layout.place(
         ctx.word("step"),
         x=LANE_X0 - 6,
@@ -105,7 +109,6 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 
 def _cell(
     cv: Canvas,
-    ctx: SceneContext,
     rid: str,
     step: Step,
     kind: str | None,
@@ -125,18 +128,6 @@ def _cell(
             colour=colour(kind),
             width=1.3,
         )
-        n = step["scheduled"][rid]
-        if n > 1:
-            cv.layout.place(
-                str(n),
-                x=x + w / 2,
-                cy=y + CELL_H / 2,
-                role="label",
-                size=SMALL_SIZE,
-                floor=None,
-                max_width=w,
-                fill=INK,
-            )
     elif kind == "waiting":
         cv.stroke(
             rough.jitter_poly(rng, rough.rect_poly(x, y + 3, w, CELL_H - 6)),

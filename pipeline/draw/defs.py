@@ -1,0 +1,69 @@
+"""The page's shared drawing definitions: wobble filters and the cast, defined ONCE per page.
+
+Inline SVGs of one HTML document share ids, so panels and step strips reference these filters
+and `<use>` these characters instead of repeating them (the page must stay under 400 KB).
+"""
+
+from __future__ import annotations
+
+from pipeline.draw import cast, rough
+from pipeline.draw.canvas import Canvas, merge_paths, new_canvas, wobble_filter
+from pipeline.draw.palette import STATE_COLOUR
+from pipeline.draw.svg import element
+
+# How many differently seeded wobble filters each kind of drawing shares: enough that
+# neighbouring panels do not wobble identically, few enough to stay small.
+SHARED_SEEDS = {"p": 4, "s": 2}
+SEED_RANGE = 997
+SYMBOL_SCRATCH = 100.0  # a scratch canvas size for drawing a character around (0, 0)
+
+
+def shared_filter(kind: str, svg_id: str) -> str:
+    """The id of the shared wobble filter a drawing of `kind` ("p" panel, "s" strip) uses."""
+    return f"wob-{kind}{rough.seed_int(svg_id, SHARED_SEEDS[kind])}"
+
+
+def _filters() -> str:
+    from pipeline.draw import panel, steps  # they import this module for `shared_filter`
+
+    sizes = {"p": (panel.WIDTH, panel.HEIGHT), "s": (steps.WIDTH, steps.HEIGHT)}
+    out = []
+    for kind, count in SHARED_SEEDS.items():
+        w, h = sizes[kind]
+        for k in range(count):
+            seed = rough.seed_int(f"{kind}{k}", SEED_RANGE)
+            out.append(wobble_filter(f"wob-{kind}{k}", w, h, seed))
+    return "".join(out)
+
+
+def _symbol(name: str, draw: Canvas) -> str:
+    """One character's shapes in a `<g>` (a `<use>` inherits the ink group's stroke defaults)."""
+    return element("g", {"id": cast.symbol_id(name)}, "".join(merge_paths(draw.shapes)))
+
+
+def _scratch(name: str) -> Canvas:
+    return new_canvas(f"defs-{name}", SYMBOL_SCRATCH, SYMBOL_SCRATCH, 0, "en", "defs", wobble=False)
+
+
+def draw_symbol_defs(lang: str) -> str:
+    """A hidden zero-size `<svg class="sprites">` holding the shared filters and the cast (every
+    bean state, the GPU busy and idle, the clerk); insert it once at the top of `<body>`.
+    `lang` is accepted for symmetry with the other drawings (the cast carries no words)."""
+    parts = [_filters()]
+    for state in STATE_COLOUR:
+        cv = _scratch(f"bean-{state}")
+        cast.bean_body(cv, 0, 0, state, eid=f"bean-{state}")
+        parts.append(_symbol(f"bean-{state}", cv))
+    for busy in (True, False):
+        name = "gpu-busy" if busy else "gpu-idle"
+        cv = _scratch(name)
+        cast.gpu_body(cv, 0, 0, busy=busy, eid=name)
+        parts.append(_symbol(name, cv))
+    cv = _scratch("clerk")
+    cast.clerk_body(cv, 0, 0, eid="clerk")
+    parts.append(_symbol("clerk", cv))
+    return (
+        '<svg class="sprites" aria-hidden="true" focusable="false" width="0" height="0" '
+        'xmlns="http://www.w3.org/2000/svg">'
+        f"<defs>{''.join(parts)}</defs></svg>"
+    )
