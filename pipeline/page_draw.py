@@ -106,6 +106,13 @@ def step_strip_svg(
     return Markup(draw(trace, step_index, lang=lang, focus=focus))
 
 
+def symbol_defs(*, lang: str) -> Markup:
+    """The drawings' shared definitions (wobble filters, the cast as `<use>` targets), inserted
+    once at the top of the body; empty while `pipeline.draw.defs` has not landed."""
+    draw = _drawing("defs", "draw_symbol_defs")
+    return Markup(draw(lang)) if draw is not None else Markup("")
+
+
 def stamp_svg(state: str, *, lang: str, seed_id: str) -> Markup:
     draw = _drawing("stamp", "draw_stamp")
     if draw is None:

@@ -28,6 +28,7 @@ from pipeline.page_parts import (
     SourceView,
     csp_policy,
     font_text,
+    minify_css,
     route_views,
     source_views,
 )
@@ -358,6 +359,7 @@ def render_page(
         "build_info": sorted((build_info or {}).items()),
         "progress_states": PROGRESS_STATES,
         "stamp_faces": [faces[s] for s in PROGRESS_STATES],
+        "symbol_defs": page_draw.symbol_defs(lang=lang),
     }
     env = _environment()
     template = env.get_template(PAGE_TEMPLATE)
@@ -369,7 +371,7 @@ def render_page(
         **context, style=Markup(""), script=Markup(""), csp="", licences=_licences(FAMILIES)
     )
     chars = font_text(draft)
-    style = _font_css(chars) + "\n" + page_css
+    style = _font_css(chars) + "\n" + minify_css(page_css)
     licences = _licences([family for family in FAMILIES if chars.get(family)])
     return template.render(
         **context,

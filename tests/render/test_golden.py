@@ -20,9 +20,11 @@ SVG_BLOCK = re.compile(r"<svg\b(?![^>]*class=\"icon)[^>]*?\bid=\"([^\"]+)\"[^>]*
 FONT_DATA = re.compile(r"base64,[A-Za-z0-9+/=]+")
 HASH = re.compile(r"sha256-[A-Za-z0-9+/=]+")
 FONT_RANGES = re.compile(r"unicode-range:[^;]+;")
+SPRITES = re.compile(r"<svg class=\"sprites\"[^>]*>.*?</svg>", re.S)
 
 
 def normalise(html: str) -> str:
+    html = SPRITES.sub('<svg-sprites/>', html)
     html = SVG_BLOCK.sub(lambda m: f'<svg-drawing id="{m.group(1)}"/>', html)
     html = FONT_DATA.sub("base64,FONT", html)
     html = FONT_RANGES.sub("unicode-range:RANGES;", html)
