@@ -1,8 +1,10 @@
 """`draw_ruler` (P8): one chart, 2-3 metrics, every technique's measured effect from the sweep.
 
-Rows are the concepts that name a sweep technique; each cell is an arrow: solid green when the
-metric gets better, red dashed when it is sacrificed, a grey dash when it barely moves; the
-measured percentage sits next to it. Column heads say which direction is better.
+Rows are the concepts that name a sweep technique. Ink only (the state colours are reserved,
+P14): a bold FILLED arrow with a check mark where the metric improves, a thin HOLLOW arrow with a
+small cross where it is sacrificed, a short wavy dash where it barely moves; the arrow points the
+way the number moved and the measured percentage sits next to it. Column heads say which way is
+better; a key in the corner says what filled and hollow mean.
 """
 
 from __future__ import annotations
@@ -12,22 +14,25 @@ from typing import Any
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
-from pipeline.draw.palette import FAINT, colour
+from pipeline.draw.palette import FAINT, INK, PAPER
 from pipeline.draw.scenes.key import draw_tag
 from pipeline.plan import Plan
 
 WIDTH = 800.0
 INSET = 8.0
-HEAD_H = 70.0
-ROW_H = 40.0
+HEAD_H = 78.0
+ROW_H = 42.0
 NAME_W = 230.0
 FLAT_PCT = 1.0  # |change| below this is "about the same"
-ARROW_LEN = 24.0
+ARROW_LEN = 26.0
+BOLD_HALF = (4.0, 10.0)  # shaft and head half-widths of the "improves" arrow
+THIN_HALF = (2.5, 7.0)  # ... and of the hollow "sacrifices" arrow
+PCT_SIZE = {"better": 17.0, "worse": 14.0, "same": 14.0}
 WORDS = {
-    "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "变好",
-           "worse": "变差", "same": "差不多"},
+    "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
+           "worse": "牺牲", "same": "差不多"},
     "en": {"higher": "higher is better", "lower": "lower is better", "title": "Ruler",
-           "better": "better", "worse": "worse", "same": "about the same"},
+           "better": "improves", "worse": "sacrifices", "same": "about the same"},
 }
 
 
@@ -37,18 +42,62 @@ def verdict(pct: float, better: str) -> str:
     return "better" if (pct > 0) == (better == "higher") else "worse"
 
 
-def _cell_arrow(cv: Canvas, eid: str, x: float, cy: float, pct: float, kind: str) -> None:
+def _arrow_outline(x: float, cy: float, up: bool, half: tuple[float, float]) -> list[rough.Point]:
+    """A block arrow (shaft + head) centred on (x, cy), pointing up or down."""
+    shaft, head = half
+    s = -1.0 if up else 1.0  # direction of the tip along y
+    tip = cy + s * ARROW_LEN / 2
+    tail = cy - s * ARROW_LEN / 2
+    neck = tip - s * head * 1.1
+    return [
+        (x, tip),
+        (x + head, neck),
+        (x + shaft, neck),
+        (x + shaft, tail),
+        (x - shaft, tail),
+        (x - shaft, neck),
+        (x - head, neck),
+    ]
+
+
+def _check(cv: Canvas, eid: str, x: float, cy: float) -> None:
+    rng = cv.rng(eid)
+    cv.stroke(rough.curve(rng, [(x, cy), (x + 3.5, cy + 4.5), (x + 11, cy - 6)], 0.3, 1),
+              width=2.4)
+
+
+def _cross(cv: Canvas, eid: str, x: float, cy: float) -> None:
+    rng = cv.rng(eid)
+    r = 3.5
+    cv.stroke(rough.line(rng, (x - r, cy - r), (x + r, cy + r), 0.3, 1)
+              + rough.line(rng, (x + r, cy - r), (x - r, cy + r), 0.3, 1), width=1.4)
+
+
+def _mark(cv: Canvas, eid: str, x: float, cy: float, pct: float, kind: str) -> None:
+    """The cell's arrow: filled bold (improves), hollow thin (sacrifices), wavy dash (same)."""
     rng = cv.rng(eid)
     if kind == "same":
-        cv.stroke(rough.line(rng, (x - 8, cy), (x + 8, cy), 0.4, 2), colour("idle"), width=2.2)
+        cv.stroke(rough.curve(rng, [(x - 8, cy + 1), (x - 3, cy - 2), (x + 3, cy + 2),
+                                    (x + 8, cy - 1)], 0.2, 1), width=1.6)
         return
-    up = pct > 0
-    tail, tip = (x, cy + ARROW_LEN / 2), (x, cy - ARROW_LEN / 2)
-    if not up:
-        tail, tip = tip, tail
-    cv.stroke(rough.arrow(rng, tail, tip, 0.5, 0, 8),
-              colour("running") if kind == "better" else colour("freed"), width=2.4,
-              dashed=kind == "worse")
+    pts = _arrow_outline(x, cy, pct > 0, BOLD_HALF if kind == "better" else THIN_HALF)
+    if kind == "better":
+        cv.shape(rough.jitter_poly(rng, pts, 0.5), fill=INK, colour=INK, width=1.4)
+    else:
+        cv.shape(rough.jitter_poly(rng, pts, 0.5), fill=PAPER, colour=INK, width=1.1)
+
+
+def _key(cv: Canvas, words: Mapping[str, str], y: float) -> None:
+    """What filled and hollow mean, under the tag in the name column."""
+    x = INSET + 18
+    for kind, eid in (("better", "key-b"), ("worse", "key-w")):
+        _mark(cv, eid, x, y, 1.0, kind)
+        tick_x = x + 12
+        (_check if kind == "better" else _cross)(cv, f"{eid}-m", tick_x + (0 if kind == "better"
+                                                                            else 4), y)
+        placed = cv.layout.place(words[kind], x=tick_x + 16, cy=y, role="label", size=14,
+                                 anchor="start", floor=None)
+        x = placed.box.x1 + 26
 
 
 def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str) -> str:
@@ -58,21 +107,30 @@ def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str) -> str:
     metrics = list(plan.ruler.metrics)
     height = HEAD_H + ROW_H * max(len(rows), 1) + 16
     cv = new_canvas("ruler", WIDTH, height, INSET, lang, "ruler")
-    draw_tag(cv, lang, right=NAME_W - 40, cy=30)
+    draw_tag(cv, lang, right=NAME_W - 40, cy=24)
+    _key(cv, words, 54)
     col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
     rng = cv.rng("grid")
+    grid = ""
     for j, m in enumerate(metrics):
         x = NAME_W + col * (j + 0.5)
-        cv.layout.place(m.name, x=x, cy=30, role="label", size=17, max_width=col - 20)
-        cv.layout.place(words[m.better], x=x, cy=52, role="axis", size=12, max_width=col - 20)
+        cv.layout.place(m.name, x=x, cy=26, role="label", size=17, max_width=col - 20)
+        # which way is better: a small ink arrow before the words
+        placed = cv.layout.place(words[m.better], x=x + 8, cy=52, role="axis", size=12,
+                                 max_width=col - 40)
+        ax = placed.box.x0 - 9
+        up = m.better == "higher"
+        tail, tip = (ax, 52 + (6 if up else -6)), (ax, 52 - (6 if up else -6))
+        cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
         if j:
-            cv.stroke(rough.line(rng, (NAME_W + col * j, 20), (NAME_W + col * j, height - 12), 0.5, 1),
-                      FAINT, width=1.0)
+            grid += rough.line(rng, (NAME_W + col * j, 16), (NAME_W + col * j, height - 12), 0.5, 1)
+    for i in range(len(rows)):
+        y = HEAD_H + ROW_H * i
+        grid += rough.line(rng, (INSET + 6, y), (WIDTH - INSET - 6, y), 0.5, 1)
+    cv.stroke(grid, FAINT, width=1.0)
     summary = []
     for i, concept in enumerate(rows):
         cy = HEAD_H + ROW_H * (i + 0.5)
-        cv.stroke(rough.line(rng, (INSET + 6, cy - ROW_H / 2), (WIDTH - INSET - 6, cy - ROW_H / 2),
-                             0.5, 1), FAINT, width=1.0)
         name = concept.name if lang == "zh" else concept.name_en
         cv.layout.place(name, x=INSET + 10, cy=cy, role="label", size=16, anchor="start",
                         max_width=NAME_W - 24)
@@ -84,9 +142,13 @@ def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str) -> str:
                 cv.layout.place("–", x=x, cy=cy, role="label", size=14, floor=None)
                 continue
             kind = verdict(float(pct), m.better)
-            _cell_arrow(cv, f"cell-{i}-{j}", x - 26, cy, float(pct), kind)
-            cv.layout.place(f"{pct:+.0f}%", x=x - 8, cy=cy, role="label", size=15, anchor="start",
-                            floor=None)
+            _mark(cv, f"cell-{i}-{j}", x - 34, cy, float(pct), kind)
+            if kind == "better":
+                _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
+            elif kind == "worse":
+                _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
+            cv.layout.place(f"{pct:+.0f}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
+                            anchor="start", floor=None)
             summary.append(f"{name} {m.name} {pct:+.0f}% ({words[kind]})")
     title = words["title"]
     sep = "；" if lang == "zh" else "; "
