@@ -9,6 +9,7 @@ from __future__ import annotations
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, merge_paths, new_canvas, wobble_filter
 from pipeline.draw.palette import STATE_COLOUR
+from pipeline.draw.scenes import key
 from pipeline.draw.svg import element
 
 # How many differently seeded wobble filters each kind of drawing shares: enough that
@@ -46,9 +47,12 @@ def _scratch(name: str) -> Canvas:
 
 
 def draw_symbol_defs(lang: str) -> str:
-    """A hidden zero-size `<svg class="sprites">` holding the shared filters and the cast (every
-    bean state, the GPU busy and idle, the clerk); insert it once at the top of `<body>`.
+    """A hidden zero-size `<svg class="sprites">` holding the shared filters, the cast (every
+    bean state, the GPU busy and idle, the clerk), the key swatches and the panel borders;
+    insert it once at the top of `<body>`.
     `lang` is accepted for symmetry with the other drawings (the cast carries no words)."""
+    from pipeline.draw import panel  # panel imports this module for `shared_filter`
+
     parts = [_filters()]
     for state in STATE_COLOUR:
         cv = _scratch(f"bean-{state}")
@@ -62,6 +66,14 @@ def draw_symbol_defs(lang: str) -> str:
     cv = _scratch("clerk")
     cast.clerk_body(cv, 0, 0, eid="clerk")
     parts.append(_symbol("clerk", cv))
+    for kind in key.SWATCH_KINDS:
+        cv = _scratch(f"swatch-{kind}")
+        key.swatch_body(cv, kind, 0, 0)
+        parts.append(_symbol(f"swatch-{kind}", cv))
+    for k in range(panel.FRAME_VARIANTS):
+        cv = _scratch(f"frame-{k}")
+        panel.frame_body(cv)
+        parts.append(_symbol(f"frame-{k}", cv))
     return (
         '<svg class="sprites" aria-hidden="true" focusable="false" width="0" height="0" '
         'xmlns="http://www.w3.org/2000/svg">'

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.cast import symbol_id
 from pipeline.draw.defs import shared_filter
 from pipeline.draw.layout import CAPTION_LIMIT, FLOOR
 from pipeline.draw.palette import FAINT
@@ -26,6 +27,7 @@ CAPTION_CY = 228.0
 CAPTION_SIZE = {"zh": 19.0, "en": 17.0}
 CAPTION_LINES = 2
 RULE_Y = 204.0
+FRAME_VARIANTS = 3  # borders shared by all panels (defs.py); neighbours rarely look alike
 SIDE_WORDS = {"zh": {"trouble": "烦恼", "fix": "办法"}, "en": {"trouble": "trouble", "fix": "fix"}}
 
 SceneFn = Callable[[Canvas, SceneContext], SceneResult]
@@ -39,6 +41,12 @@ SCENES: dict[str, SceneFn] = {
     "bars": bars.draw,
     "generic": generic.draw,
 }
+
+
+def frame_body(cv: Canvas) -> None:
+    """The panel's double-stroked hand-drawn border (drawn once per variant into the defs)."""
+    rng = cv.rng("frame")
+    cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
 
 
 def draw_panel(
@@ -57,8 +65,8 @@ def draw_panel(
     cv = new_canvas(
         svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides, shared_filter=shared_filter("p", svg_id)
     )
+    cv.use(symbol_id(f"frame-{rough.seed_int(svg_id, FRAME_VARIANTS)}"), 0, 0)
     rng = cv.rng("frame")
-    cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
     cv.stroke(
         rough.line(rng, (INSET + 8, RULE_Y), (WIDTH - INSET - 8, RULE_Y), 0.6, 1), FAINT, width=1.2
     )

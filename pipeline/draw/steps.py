@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline import fonts
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import new_canvas
 from pipeline.draw.defs import shared_filter
-from pipeline.draw.palette import INK, TINT_OPACITY, colour
+from pipeline.draw.palette import TINT_OPACITY, colour
 from pipeline.draw.scenes.common import phase
 
 WIDTH, HEIGHT = 420.0, 64.0
@@ -22,6 +23,7 @@ BAR_Y, BAR_H = 18.0, 28.0
 WAIT_X0 = 322.0
 BEAN_PITCH = 30.0
 MAX_WAIT = 3
+LABEL_SIZE = 13.0
 
 
 def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
@@ -43,21 +45,26 @@ def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
                     cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
     x = BAR_X0
-    for rid, n in step["scheduled"].items():
-        w = n * unit
-        kind = "new" if phase(trace, rid, step) == "prefill" else "running"
-        seg = rough.rect_poly(x, BAR_Y, w, BAR_H)
-        cv.shape(rough.jitter_poly(cv.rng(f"seg-{rid}"), seg, 0.6), fill=colour(kind),
-                 opacity=TINT_OPACITY + 0.1, colour=colour(kind), width=1.4)
-        label = rid if n == 1 else f"{rid}{n}"
-        cv.layout.try_place(label, x=x + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=13,
-                            floor=None, fill=INK)
-        if rid in focus:
-            cv.stroke(rough.line(cv.rng(f"focus-{rid}"), (x + 2, BAR_Y + BAR_H + 4),
-                                 (x + w - 2, BAR_Y + BAR_H + 4), 0.6, 2), width=2.0)
-        x += w
-    cv.stroke(rough.rect(cv.rng("budget"), BAR_X0, BAR_Y - 3, BAR_X1 - BAR_X0, BAR_H + 6, 0.6),
-              width=1.8)
+    labels: list[tuple[str, float]] = []
+    with cv.batch():  # segments of one kind share a path
+        for rid, n in step["scheduled"].items():
+            w = n * unit
+            kind = "new" if phase(trace, rid, step) == "prefill" else "running"
+            seg = rough.rect_poly(x, BAR_Y, w, BAR_H)
+            cv.shape(rough.jitter_poly(cv.rng(f"seg-{rid}"), seg, 0.6), fill=colour(kind),
+                     opacity=TINT_OPACITY + 0.1, colour=colour(kind), width=1.4)
+            label = rid if n == 1 else f"{rid}{n}"
+            if fonts.measure(label, fonts.HAND_EN, LABEL_SIZE) <= w - 2:
+                labels.append((label, x + w / 2))
+            if rid in focus:
+                cv.stroke(rough.line(cv.rng(f"focus-{rid}"), (x + 2, BAR_Y + BAR_H + 4),
+                                     (x + w - 2, BAR_Y + BAR_H + 4), 0.6, 2), width=2.0)
+            x += w
+    if labels:  # who is in the batch and how many tokens each brings: one text, a tspan each
+        cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=LABEL_SIZE)
+    # the budget: one bold single stroke (double strokes are kept for panel borders)
+    cv.stroke(rough.rect(cv.rng("budget"), BAR_X0, BAR_Y - 3, BAR_X1 - BAR_X0, BAR_H + 6, 0.6, 1),
+              width=2.0)
     for k, rid in enumerate(list(step.get("waiting", []))[:MAX_WAIT]):
         cast.bean(cv, rid, WAIT_X0 + 14 + k * BEAN_PITCH, 30, "new", eid=f"wait-{rid}")
     used = sum(step["scheduled"].values())

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.cast import symbol_id
 from pipeline.draw.palette import TINT_OPACITY, colour
 from pipeline.draw.scenes.common import KEY_CY, SCENE_X0, SMALL_SIZE, SceneContext
 
@@ -40,9 +41,17 @@ KEY_WORDS = {
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
 
 
-def swatch(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH) -> None:
+SWATCH_KINDS = ("new", "running", "stored", "held", "waiting", "idle", "reserved", "freed")
+
+
+def swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
+    """A key swatch: a `<use>` of the page's one swatch per kind (see defs.py)."""
+    cv.use(symbol_id(f"swatch-{kind}"), x, cy)
+
+
+def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH) -> None:
     y = cy - size / 2
-    rng = cv.rng(f"swatch-{kind}-{int(x)}")
+    rng = cv.rng(f"swatch-{kind}")
     poly = rough.rect_poly(x, y, size, size)
     if kind in ("new", "running", "stored", "held"):
         state = "running" if kind == "held" else kind
@@ -85,7 +94,8 @@ def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY
     )
     b = placed.box
     rng = cv.rng("tag")
-    cv.stroke(
-        rough.rounded_rect(rng, b.x0 - 4, b.y0 - 1, b.x1 - b.x0 + 8, b.y1 - b.y0 + 2, 4, 0.5, 1),
-        width=1.1,
-    )
+    # a quick single-stroke box with softly cut corners (cheap: one short path)
+    x0, y0, x1, y1, k = b.x0 - 4, b.y0 - 1, b.x1 + 4, b.y1 + 1, 2.5
+    corners = [(x0 + k, y0), (x1 - k, y0), (x1, y0 + k), (x1, y1 - k), (x1 - k, y1),
+               (x0 + k, y1), (x0, y1 - k), (x0, y0 + k)]
+    cv.stroke(rough.jitter_poly(rng, corners, 0.4), width=1.1)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.palette import colour
+from pipeline.draw.palette import FAINT, colour
 from pipeline.draw.scenes.common import (
     KEY_CY,
     SCENE_X0,
@@ -32,6 +32,8 @@ BEAN_PITCH = 32.0
 GPU_X, GPU_Y = 344.0, 160.0
 MAX_WAIT = 3
 MAX_BATCH = 6
+Q_PITCH_TIGHT = 22.0  # four questions (with the slot limit) still clear the GPU below
+SLOT_W, SLOT_H = 30.0, 44.0
 
 
 def pick_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -96,8 +98,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         (ctx.word("q_budget"), left > 0, f"{left}/{cap}"),
         (ctx.word("q_blocks"), not head or free >= need, f"{free}/{need}" if head else str(free)),
     ]
+    seqs = int(engine(trace).get("max_num_seqs", 0))
+    # A sequence-slot limit small enough to bind here is the fourth question (and drawn slots).
+    slots = seqs if 0 < seqs <= MAX_BATCH else 0
+    running = len(step.get("running", []))
+    if slots:
+        answers.append((ctx.word("q_slots"), running < slots, f"{running}/{slots}"))
+    pitch = Q_PITCH_TIGHT if slots else Q_PITCH
     for i, (question, ok, figure) in enumerate(answers):
-        cy = Q_Y0 + i * Q_PITCH
+        cy = Q_Y0 + i * pitch
         mark(cv, f"mark-{i}", Q_X, cy, ok)
         text = f"{i + 1}. {question}" + (f"  {figure}" if figure else "")
         cv.layout.place(
@@ -110,8 +119,23 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             max_width=150,
         )
     batch = list(step["scheduled"].items())[:MAX_BATCH]
+    if slots:  # the engine's seats: a faint box per sequence slot, empty ones stay visible
+        rng = cv.rng("slots")
+        cv.stroke(
+            "".join(
+                rough.rounded_rect(
+                    rng, 32 + k * BEAN_PITCH - SLOT_W / 2, BATCH_Y - 20, SLOT_W, SLOT_H, 6, 0.4, 1
+                )
+                for k in range(slots)
+            ),
+            FAINT,
+            width=1.6,
+        )
+    batch_word = ctx.word("batch")
+    if slots:
+        batch_word += f"（最多 {slots} 个）" if ctx.lang == "zh" else f" (max {slots})"
     cv.layout.place(
-        ctx.word("batch"),
+        batch_word,
         x=SCENE_X0 + 4,
         cy=BATCH_Y - 30,
         role="label",
@@ -151,11 +175,13 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if ctx.lang == "zh":
         desc = (
             f"排队图：第 {step['index']} 步，批里有 {names}（{used}/{cap} 个令牌），"
-            f"{'、'.join(waiting) or '没人'}在排队，空闲 KV 块 {free} 个。"
+            f"{'、'.join(waiting) or '没人'}在排队，空闲 KV 块 {free} 个"
+            + (f"，序列空位 {running}/{slots}。" if slots else "。")
         )
     else:
         desc = (
             f"Queue at step {step['index']}: the batch holds {names} ({used}/{cap} tokens), "
-            f"{', '.join(waiting) or 'nobody'} waiting, {free} KV blocks free."
+            f"{', '.join(waiting) or 'nobody'} waiting, {free} KV blocks free"
+            + (f", sequence slots {running}/{slots}." if slots else ".")
         )
     return SceneResult(desc, True)
