@@ -92,9 +92,8 @@ class Glossary:
         return new
 
     def _dfn(self, index: int, shown: str) -> str:
-        entry = self.entries[index]
-        note = note_id(index)
+        # The term's name and definition live in the note; the <dfn> only points at it.
         return (
-            f'<dfn class="term" id="{term_id(index)}" tabindex="0" data-term="{escape(entry.term)}"'
-            f' data-note="{note}" aria-describedby="{note}">{escape(shown)}</dfn>'
+            f'<dfn class="term" id="{term_id(index)}" tabindex="0" '
+            f'aria-describedby="{note_id(index)}">{escape(shown)}</dfn>'
         )

@@ -169,6 +169,6 @@ def stamp_face(state: str, *, lang: str, label: str) -> StampFace:
         title = desc = escape(label)
     symbol = Markup(
         f'<symbol id="{symbol_id}" viewBox="{box}" data-title="{_attr(title)}" '
-        f'data-desc="{_attr(desc)}">{body}</symbol>'
+        f'data-desc="{_attr(desc)}" data-word="{escape(label)}">{body}</symbol>'
     )
     return StampFace(state, symbol_id, box, title, desc, symbol)

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
+from markupsafe import Markup
+
 from pipeline.plan import Plan, RouteStop
 from pipeline.sources import Corpus, Source, normalize_url
 
@@ -233,3 +235,25 @@ def minify_css(css: str) -> str:
     css = CSS_SPACE.sub(" ", CSS_COMMENT.sub("", css))
     css = CSS_TIGHT.sub(lambda m: m.group(1) or m.group(2), css)
     return css.replace(";}", "}").strip()
+
+
+# P16: inside a Chinese hand-lettered title, Latin words and numbers are set in the English hand.
+LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+%/-]*(?: [A-Za-z0-9][A-Za-z0-9.+%/-]*)*")
+MARKUP_PIECES = re.compile(r"(<[^>]*>|&#?\w+;)")
+
+
+def latin_runs(html: str, family: str) -> Markup:
+    """Escaped HTML with each Latin/number run in its text wrapped in a span set in `family`
+    (tags and character references are left whole, so the markup stays valid)."""
+    out: list[str] = []
+    for piece in MARKUP_PIECES.split(str(html)):
+        if piece.startswith("<") or (piece.startswith("&") and piece.endswith(";")):
+            out.append(piece)
+        else:
+            out.append(
+                LATIN_RUN.sub(
+                    lambda m: f'<span class="latin" data-font="{family}">{m.group(0)}</span>',
+                    piece,
+                )
+            )
+    return Markup("".join(out))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from pipeline import page_draw
 from pipeline.config import PageConfig
@@ -28,6 +28,7 @@ from pipeline.page_parts import (
     SourceView,
     csp_policy,
     font_text,
+    latin_runs,
     minify_css,
     route_views,
     source_views,
@@ -73,7 +74,7 @@ class Prose:
 class StampView:
     state: str
     face: page_draw.StampFace
-    labels: dict[str, str]
+    label: str  # the button's accessible name; it contains the stamp's visible words
 
 
 @dataclass
@@ -146,9 +147,8 @@ def _stamp(
     words = ui(lang)
     state = config.progress.get(concept.id) or concept.progress or DEFAULT_PROGRESS
     # Each state is drawn once as a <symbol>; a card's stamp is a <use> of it (the page script
-    # re-points the <use> on click), instead of a full ~2 KB drawing per card.
-    labels = {s: words["stamp_label"].format(state=words[f"stamp_{s}"]) for s in PROGRESS_STATES}
-    return StampView(state, faces[state], labels)
+    # re-points the <use> and rebuilds the label from <html data-stamp-label> on click).
+    return StampView(state, faces[state], words["stamp_label"].format(state=words[f"stamp_{state}"]))
 
 
 def _card(
@@ -358,10 +358,13 @@ def render_page(
         "glossary": notes.index(),
         "build_info": sorted((build_info or {}).items()),
         "progress_states": PROGRESS_STATES,
+        "stamp_label": words["stamp_label"],
         "stamp_faces": [faces[s] for s in PROGRESS_STATES],
         "symbol_defs": page_draw.symbol_defs(lang=lang),
     }
     env = _environment()
+    # P16: Latin words and numbers inside a Chinese hand-lettered title go to the English hand.
+    env.filters["hand"] = (lambda v: latin_runs(escape(v), HAND_EN)) if lang == "zh" else escape
     template = env.get_template(PAGE_TEMPLATE)
     script = (TEMPLATES_DIR / SCRIPT_FILE).read_text(encoding="utf-8")
     page_css = (TEMPLATES_DIR / STYLE_FILE).read_text(encoding="utf-8")

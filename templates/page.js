@@ -49,10 +49,13 @@
      card's stamp is a <use> of it, so changing state re-points the <use> and its title. */
   function setStamp(stamp, state) {
     stamp.setAttribute("data-state", state);
-    var label = stamp.getAttribute("data-label-" + state);
-    if (label) { stamp.setAttribute("aria-label", label); }
     var holder = stamp.querySelector(".stamp-face");
     var symbol = document.getElementById("stamp-sym-" + state);
+    var label = root.getAttribute("data-stamp-label");
+    /* The accessible name contains the stamp's visible words (axe: label-content-name-mismatch). */
+    if (label && symbol) {
+      stamp.setAttribute("aria-label", label.replace("{state}", symbol.getAttribute("data-word") || state));
+    }
     if (!holder || !symbol || holder.getAttribute("data-face") === state) { return; }
     var use = holder.querySelector("use");
     var title = holder.querySelector("title");
@@ -83,12 +86,14 @@
     if (!pop) { return; }
     var pinned = null;
     function show(term) {
-      var note = document.getElementById(term.getAttribute("data-note") || "");
+      var id = term.getAttribute("aria-describedby") || (term.getAttribute("href") || "").slice(1);
+      var note = id ? document.getElementById(id) : null;
       var text = note ? note.querySelector(".def-text") : null;
+      var named = note ? note.querySelector(".def-term") : null;
       if (!text) { return; }
       pop.textContent = "";
       var name = document.createElement("strong");
-      name.textContent = term.getAttribute("data-term") || term.textContent;
+      name.textContent = named ? named.textContent : term.textContent;
       pop.appendChild(name);
       pop.appendChild(document.createTextNode(" " + text.textContent));
       pop.hidden = false;

@@ -28,7 +28,7 @@ def test_latin_terms_match_whole_words_only_and_aliases_count() -> None:
     g = Glossary(ENTRIES)
     html, new = g.annotate("tokenizer 不算，但 tokens 算。")
     assert new == [2]
-    assert 'data-term="token"' in html and ">tokens</dfn>" in html
+    assert 'aria-describedby="note-3"' in html and ">tokens</dfn>" in html
     assert "tokenizer" in html and ">tokenizer" not in html
 
 
@@ -36,10 +36,10 @@ def test_annotate_escapes_text_and_terms() -> None:
     g = Glossary([GlossaryEntry(term="X", definition='"<b>" & 引号。')])
     html, _ = g.annotate("<script>X</script>")
     assert "<script>" not in html and "&lt;script&gt;" in html
-    assert 'data-term="X"' in html and 'data-note="note-1"' in html
+    assert 'aria-describedby="note-1">X</dfn>' in html
     g2 = Glossary([GlossaryEntry(term='"<b>"', definition="d")])
     html2, _ = g2.annotate('a "<b>" b')
-    assert 'data-term="&#34;&lt;b&gt;&#34;"' in html2 and "<b>" not in html2
+    assert "&#34;&lt;b&gt;&#34;</dfn>" in html2 and "<b>" not in html2
 
 
 def test_force_defines_only_unseen_terms() -> None:
