@@ -222,3 +222,26 @@ def test_every_drawn_text_is_clear(all_svgs: list[str]) -> None:
     for svg in all_svgs:
         if 'class="stamp' not in svg:  # stamp words are rotated with the stamp on purpose
             assert_clean(svg)
+
+
+def test_ruler_is_ink_only_and_marks_each_verdict() -> None:
+    """P14: the state colours are reserved, so the ruler says improve/sacrifice with ink shapes
+    (filled vs hollow arrows) and words, never green/red."""
+    plan = load_plan(EXAMPLE_PLAN)
+    ruled = plan.model_copy(deep=True)
+    ruled.concepts[4].technique = "continuous_batching"
+    svg = draw_ruler(ruled, FIXTURE_SWEEP, lang="zh")
+    for state in ("--run", "--new", "--stored", "--freed", "--idle"):
+        assert f"var({state})" not in svg
+    assert 'fill="var(--ink)"' in svg and 'fill="var(--paper)"' in svg  # filled and hollow
+    words = [t.text for t in ET.fromstring(svg).iter(f"{NS}text")]
+    assert "改善" in words and "牺牲" in words and "示意值" in words
+
+
+def test_queue_shows_a_small_sequence_slot_limit() -> None:
+    trace = run_preset("admission/with", detail=True)
+    assert trace["engine"]["max_num_seqs"] == 3
+    concept = sample_concept("admission", "queue", "zh")
+    svg = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")
+    words = "".join(ET.fromstring(svg).itertext())
+    assert "4. 有空位吗" in words and "3/3" in words and "最多 3 个" in words
