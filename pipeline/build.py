@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.atomic import write_atomic
 from pipeline.config import PageConfig, load_config
 from pipeline.errors import OutputError, PlanError, SourceError, TujieError, Violation
 from pipeline.plan import Plan, check_plan, dump_plan, load_plan, parse_plan
@@ -60,23 +61,6 @@ def code_hash() -> str:
 
 def output_name(src: Path, config: PageConfig) -> str:
     return config.publish.name or src.resolve().name
-
-
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write to a temp file beside `path`, then rename: never a half-written artifact."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        if isinstance(data, str):
-            tmp.write_text(data, encoding="utf-8")
-        else:
-            tmp.write_bytes(data)
-        tmp.replace(path)
-    except OSError as err:
-        tmp.unlink(missing_ok=True)
-        raise OutputError(
-            f"{path}: cannot write ({err.strerror}); check the output folder"
-        ) from None
 
 
 @dataclass

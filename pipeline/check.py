@@ -6,7 +6,6 @@ copies; and the fix loop that re-renders with per-text overrides until the layou
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,6 +14,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
+from pipeline.atomic import write_atomic
 from pipeline.browser import THEMES, WIDTHS, Chrome, Measurement
 from pipeline.check_rules import CONTENT_RULES, LAYOUT_RULES, Problem, all_problems
 
@@ -140,12 +140,9 @@ def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:
 
 def write_check_json(report: CheckReport, path: Path) -> None:
     """Atomically (temp file + rename): a half-written check.json must never look valid."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(
-        json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True) + "\n",
-        encoding="utf-8",
+    write_atomic(
+        path, json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
     )
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,7 +229,7 @@ def check_and_fix(
     try:
         rounds = 0
         while True:
-            _write_atomic(html, render(overrides))
+            write_atomic(html, render(overrides))
             report = check_page(html, out_dir, lang=lang, chrome=browser)
             rounds += 1
             following = next_overrides(report, overrides)
@@ -249,10 +246,3 @@ def check_and_fix(
     report.plan_messages = _plan_messages(report)
     write_check_json(report, out_dir / "check.json")
     return report
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)

@@ -110,7 +110,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from pipeline.build import _apply_config, stage_ingest, write_atomic
+    from pipeline.atomic import write_atomic
+    from pipeline.build import _apply_config, stage_ingest
     from pipeline.extract import extract_plan, format_usage
     from pipeline.plan import dump_plan
     from pipeline.simstage import scenario_catalogue

@@ -10,9 +10,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -22,6 +20,7 @@ from typing import Any, Literal, get_args
 import jinja2
 from pydantic import Field
 
+from pipeline.atomic import write_atomic
 from pipeline.errors import LLMError, LLMUsage, PlanError, PlanRepairFailed, Violation
 from pipeline.llm import LLMClient, LLMReply, LLMRequest
 from pipeline.plan import (
@@ -366,7 +365,7 @@ class _PlanJob:
             else json.dumps(data, ensure_ascii=False, indent=2) + "\n"
         )
         target = self.out_dir / INVALID_PLAN_NAME
-        _atomic_write(target, text)
+        write_atomic(target, text)
         return target
 
 
@@ -465,7 +464,7 @@ class _Session:
 
     def _store(self, key: str, reply: LLMReply) -> None:
         entry = {"request_sha256": key, "model": self.client.model, "reply": reply.to_dict()}
-        _atomic_write(
+        write_atomic(
             self.cache_dir / f"{key}.json", json.dumps(entry, ensure_ascii=False, indent=2) + "\n"
         )
 
@@ -648,18 +647,6 @@ def format_usage(result: ExtractResult) -> str:
         f"{u.cache_creation_input_tokens:,} · cache read {u.cache_read_input_tokens:,} tokens · "
         f"{cost}{source}"
     )
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 __all__ = [

@@ -10,10 +10,10 @@ import hashlib
 import math
 import os
 import re
-import tempfile
 from pathlib import Path
 
-from pipeline.errors import OutputError, SourceError
+from pipeline.atomic import write_atomic
+from pipeline.errors import SourceError
 from pipeline.ingest_formats import PARSERS, Extracted, Unreadable
 from pipeline.sources import Corpus, Paragraph, ReadingListEntry, SkippedFile, Source, normalize_url
 
@@ -242,18 +242,4 @@ def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[
 
 def write_corpus(corpus: Corpus, path: Path) -> None:
     """Write `sources.json` atomically (temp file in the same folder, then rename)."""
-    text = corpus.model_dump_json(indent=2) + "\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError as err:
-        raise OutputError(
-            f"{path}: cannot write ({err.strerror or err}); check the output folder"
-        ) from None
+    write_atomic(path, corpus.model_dump_json(indent=2) + "\n")

@@ -11,9 +11,7 @@ import asyncio
 import hashlib
 import ipaddress
 import json
-import os
 import socket
-import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -28,7 +26,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.errors import InputError, OutputError
+from pipeline.atomic import write_atomic
+from pipeline.errors import InputError
 from pipeline.links_match import (
     SIBLING_SAME,
     PageFacts,
@@ -225,15 +224,9 @@ def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
 
 def write_report(report: LinkReport, path: Path) -> None:
     """Write `links.json` atomically: a temp file in the same folder, then a rename."""
-    text = json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".links-", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise OutputError(f"cannot write {path}: {err.strerror}; check the output folder") from None
+    write_atomic(
+        path, json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+    )
 
 
 def load_report(path: Path) -> LinkReport:

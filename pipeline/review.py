@@ -6,13 +6,13 @@ check report, the link report and what changed in the plan. No baseline: "first 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from pipeline.atomic import write_atomic
 from pipeline.review_diff import (
     PIXELMATCH_THRESHOLD,
     PlanDiff,
@@ -131,7 +131,5 @@ def write_review(build_dir: Path, site_dir: Path) -> Path:
         )
     )
     out = build_dir / "review.html"
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    write_atomic(out, html)
     return out

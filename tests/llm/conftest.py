@@ -10,9 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_anthropic import FakeAnthropic  # noqa: E402
-
-TEST_KEY = "sk-ant-test-SECRET-0123456789"
+from fake_anthropic import TEST_KEY, FakeAnthropic  # noqa: E402
 
 
 @pytest.fixture

@@ -18,6 +18,10 @@ from typing import Any
 JSON_CHUNK_CHARS = 64
 
 
+# The key the tests give the SDK: it must never appear in output, caches or errors.
+TEST_KEY = "sk-ant-test-SECRET-0123456789"
+
+
 @dataclass
 class Reply:
     """One scripted answer: a Message (status 200) or an error body with a status code."""

@@ -7,8 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_KEY
-from fake_anthropic import FakeAnthropic, Recorded, error_reply, text_reply, tool_reply, usage
+from fake_anthropic import (
+    TEST_KEY,
+    FakeAnthropic,
+    Recorded,
+    error_reply,
+    text_reply,
+    tool_reply,
+    usage,
+)
 from plans import SCENARIOS, invalid_plan_input, valid_plan_input, values_for, write_folder
 
 from pipeline.errors import EnvironmentMissing, LLMError, PlanRepairFailed

@@ -8,8 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import TEST_KEY
-from fake_anthropic import FakeAnthropic, tool_reply, usage
+from fake_anthropic import TEST_KEY, FakeAnthropic, tool_reply, usage
 
 from pipeline.extract import PLAN_TOOL
 

@@ -1,0 +1,32 @@
+"""Atomic file writes: every artifact is written to a temp file in its own folder, then renamed,
+so a crash or a kill never leaves a half-written artifact that looks valid."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from pipeline.errors import OutputError
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8) to `path` atomically; OutputError names the file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise OutputError(
+            f"{path}: cannot write ({err.strerror or err}); check the output folder"
+        ) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OutputError(
+                f"{path}: cannot write ({err.strerror or err}); check the output folder"
+            ) from None
+        raise
