@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from pipeline import fonts
+from pipeline.draw.defs import draw_symbol_defs
 from pipeline.draw.showcase import SCENE_FOR, demo_sections
 
 LIGHT = (
@@ -42,7 +43,8 @@ def page() -> str:
     body = "".join(f'<div class="theme {theme}">{text}</div>' for theme in ("light", "dark"))
     return (
         f'<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>tujie draw demo'
-        f"</title><style>{faces}{CSS}</style></head><body>{body}</body></html>"
+        f"</title><style>{faces}{CSS}.sprites{{position:absolute}}</style></head><body>"
+        f"{draw_symbol_defs('zh')}{body}</body></html>"
     )
 
 
