@@ -238,22 +238,43 @@ def minify_css(css: str) -> str:
 
 
 # P16: inside a Chinese hand-lettered title, Latin words and numbers are set in the English hand.
-LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+%/-]*(?: [A-Za-z0-9][A-Za-z0-9.+%/-]*)*")
+LATIN_RUN = re.compile(r"([A-Za-z0-9][A-Za-z0-9.+%/-]*(?: [A-Za-z0-9][A-Za-z0-9.+%/-]*)*)")
 MARKUP_PIECES = re.compile(r"(<[^>]*>|&#?\w+;)")
 
 
-def latin_runs(html: str, family: str) -> Markup:
-    """Escaped HTML with each Latin/number run in its text wrapped in a span set in `family`
-    (tags and character references are left whole, so the markup stays valid)."""
+def _font_span(text: str, family: str) -> str:
+    return f'<span data-font="{family}">{text}</span>'
+
+
+def hand_runs(html: str, family: str, latin_family: str) -> Markup:
+    """Escaped HTML whose text is split into runs, each in a span marked with the font it renders
+    in: Latin/number runs in `latin_family`, the rest in `family` (whitespace stays bare).
+    Tags are left whole; a character reference stays inside the run it belongs to."""
     out: list[str] = []
-    for piece in MARKUP_PIECES.split(str(html)):
-        if piece.startswith("<") or (piece.startswith("&") and piece.endswith(";")):
-            out.append(piece)
+    run: list[str] = []  # the current non-Latin text (with its character references)
+
+    def flush() -> None:
+        text = "".join(run)
+        run.clear()
+        if text.strip():
+            lead = text[: len(text) - len(text.lstrip())]
+            trail = text[len(text.rstrip()) :]
+            out.append(lead + _font_span(text.strip(), family) + trail)
         else:
-            out.append(
-                LATIN_RUN.sub(
-                    lambda m: f'<span class="latin" data-font="{family}">{m.group(0)}</span>',
-                    piece,
-                )
-            )
+            out.append(text)
+
+    for piece in MARKUP_PIECES.split(str(html)):
+        if piece.startswith("<"):
+            flush()
+            out.append(piece)
+        elif piece.startswith("&") and piece.endswith(";"):
+            run.append(piece)
+        else:
+            for i, part in enumerate(LATIN_RUN.split(piece)):
+                if i % 2 == 0:
+                    run.append(part)
+                else:
+                    flush()
+                    out.append(_font_span(part, latin_family))
+    flush()
     return Markup("".join(out))

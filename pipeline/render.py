@@ -28,7 +28,7 @@ from pipeline.page_parts import (
     SourceView,
     csp_policy,
     font_text,
-    latin_runs,
+    hand_runs,
     minify_css,
     route_views,
     source_views,
@@ -364,7 +364,11 @@ def render_page(
     }
     env = _environment()
     # P16: Latin words and numbers inside a Chinese hand-lettered title go to the English hand.
-    env.filters["hand"] = (lambda v: latin_runs(escape(v), HAND_EN)) if lang == "zh" else escape
+    # Each run carries its own data-font (the font check reads a marked element's direct text).
+    if lang == "zh":
+        env.filters["hand"] = lambda v: hand_runs(escape(v), HAND_ZH, HAND_EN)
+    else:
+        env.filters["hand"] = lambda v: Markup(f'<span data-font="{HAND_EN}">{escape(v)}</span>')
     template = env.get_template(PAGE_TEMPLATE)
     script = (TEMPLATES_DIR / SCRIPT_FILE).read_text(encoding="utf-8")
     page_css = (TEMPLATES_DIR / STYLE_FILE).read_text(encoding="utf-8")

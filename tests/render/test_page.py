@@ -280,6 +280,17 @@ def test_english_page_uses_english_labels() -> None:
     assert [f.get_text() for f in card.select(".panel-label")] == ["trouble", "fix"]
     assert soup.select_one("button.stamp")["aria-label"].startswith("Progress:")
     assert "unverified" in soup.select_one("ol.route").get_text()
-    assert soup.select_one("h1")["data-font"] == "Patrick Hand"
+    assert soup.select_one("h1 > span")["data-font"] == "Patrick Hand"
     assert not re.search(r"[\u4e00-\u9fff]", soup.select_one("section[data-section=walkthrough]")
                          .get_text())
+
+
+def test_chinese_titles_set_latin_runs_in_the_english_hand() -> None:
+    from pipeline.page_parts import hand_runs
+
+    html = hand_runs('<dfn id="t">KV cache</dfn> 与 token 预算 3.5 &amp; 好', "Z", "E")
+    soup = BeautifulSoup(html, "html.parser")
+    runs = [(s["data-font"], s.get_text()) for s in soup.select("span")]
+    assert runs == [("E", "KV cache"), ("Z", "与"), ("E", "token"), ("Z", "预算"), ("E", "3.5"),
+                    ("Z", "& 好")]
+    assert soup.select_one("dfn > span") is not None
