@@ -13,11 +13,9 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-import jinja2
 from pydantic import Field
 
 from pipeline.atomic import write_atomic
@@ -41,6 +39,13 @@ from pipeline.plan import (
     parse_plan,
     plan_violations,
 )
+from pipeline.pricing import estimate_cost, usage_dict
+from pipeline.prompting import (
+    corpus_hash,
+    estimate_tokens,
+    plan_tool_schema,
+    render_prompt,
+)
 from pipeline.sources import Corpus, Source
 
 PLAN_TOOL, NOTES_TOOL = "submit_plan", "record_notes"
@@ -50,15 +55,8 @@ PLAN_MAX_TOKENS_CAP = 32_000
 NOTES_MAX_TOKENS = 4_096
 # Above this many input tokens the corpus is condensed into per-source notes first.
 CORPUS_TOKEN_BUDGET = 120_000
-# Offline token estimate when the API's counter is unavailable: CJK ~1 token per character,
-# other text ~4 characters per token.
-LATIN_CHARS_PER_TOKEN = 4
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
-PRICING_FILE = Path(__file__).with_name("pricing.json")
 CACHE_DIR_NAME = "llm"
 INVALID_PLAN_NAME = "plan.invalid.json"
-TOKENS_PER_MTOK = 1_000_000
-CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 JSON_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 NOTES_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -162,7 +160,9 @@ def run_extraction(
     """`extract_plan` with an explicit client (tests pass one with short timeouts)."""
     session = _Session(client, out_dir / CACHE_DIR_NAME, refresh)
     job = _PlanJob(session, corpus, lang, stuck, scenarios, values_for, max(1, max_rounds), out_dir)
-    corpus_block = _render("corpus.j2", sources=corpus.sources, reading_list=corpus.reading_list)
+    corpus_block = render_prompt(
+        "corpus.j2", sources=corpus.sources, reading_list=corpus.reading_list
+    )
     path: ExtractPath = "direct"
     if job.input_tokens(corpus_block) > token_budget:
         path, corpus_block = "notes", _notes_corpus(session, corpus, lang, token_budget)
@@ -183,7 +183,7 @@ def run_extraction(
         date=datetime.date.today().isoformat(),
         source_hash=corpus_hash(corpus),
         path=path,
-        usage=_usage_dict(session.usage, cost),
+        usage=usage_dict(session.usage, cost),
     )
     return ExtractResult(
         plan=plan.model_copy(update={"meta": meta}),
@@ -214,7 +214,7 @@ class _PlanJob:
     system: str = ""
 
     def __post_init__(self) -> None:
-        self.system = _render(
+        self.system = render_prompt(
             "plan_system.j2",
             tool_name=PLAN_TOOL,
             lang=self.lang,
@@ -248,7 +248,7 @@ class _PlanJob:
         return out
 
     def _first_message(self, corpus_block: str) -> dict[str, Any]:
-        task = _render(
+        task = render_prompt(
             "plan_task.j2", tool_name=PLAN_TOOL, lang=self.lang, stuck=self.stuck, title=None
         )
         # The corpus is one block with a cache marker: repair rounds re-read it from the cache.
@@ -338,7 +338,7 @@ class _PlanJob:
         return data, plan, plan_violations(plan, self.corpus, **checks)
 
     def _repair_turn(self, reply: LLMReply, violations: list[Violation]) -> dict[str, Any]:
-        text = _render(
+        text = render_prompt(
             "repair.j2", violations=violations, tool_name=PLAN_TOOL, caption_limit=self._limit()
         )
         tool_id = reply.tool_use_id(PLAN_TOOL)
@@ -484,11 +484,11 @@ def _add_usage(total: LLMUsage, one: LLMUsage) -> None:
 def _notes_corpus(session: _Session, corpus: Corpus, lang: str, budget: int) -> str:
     """Condense each source into notes (concepts + verbatim quotes), keeping only quotes that
     really are in the source, and render them as the corpus block of the plan request."""
-    system = _render("notes_system.j2", tool_name=NOTES_TOOL, lang=lang)
+    system = render_prompt("notes_system.j2", tool_name=NOTES_TOOL, lang=lang)
     notes = []
     for source in corpus.sources:
         paragraphs, truncated = _fit(source, budget)
-        task = _render(
+        task = render_prompt(
             "notes_task.j2",
             tool_name=NOTES_TOOL,
             source=source,
@@ -517,7 +517,7 @@ def _notes_corpus(session: _Session, corpus: Corpus, lang: str, budget: int) -> 
         )
         raw = session.call(request).tool_input(NOTES_TOOL)
         notes.append({"source": source, "text": _notes_text(corpus, source, raw)})
-    return _render("notes_corpus.j2", notes=notes, reading_list=corpus.reading_list)
+    return render_prompt("notes_corpus.j2", notes=notes, reading_list=corpus.reading_list)
 
 
 def _fit(source: Source, budget: int) -> tuple[list[Any], bool]:
@@ -550,86 +550,7 @@ def _notes_text(corpus: Corpus, source: Source, raw: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers: prompts, schema, hashing, cost
-
-
-@cache
-def _environment() -> jinja2.Environment:
-    # Prompts are plain text for the model, not HTML: autoescaping would mangle quotes.
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(PROMPTS_DIR),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-    )
-
-
-def _render(template: str, **values: Any) -> str:
-    return _environment().get_template(template).render(**values)
-
-
-@cache
-def _plan_tool_schema_text() -> str:
-    schema = Plan.model_json_schema()
-    for name in ("meta", "format"):
-        schema["properties"].pop(name, None)
-        if name in schema.get("required", []):
-            schema["required"].remove(name)
-    schema.get("$defs", {}).pop("Meta", None)
-    return json.dumps(schema, sort_keys=True)
-
-
-def plan_tool_schema() -> dict[str, Any]:
-    """The plan's JSON Schema as the tool input: `meta` and `format` are set by tujie."""
-    result: dict[str, Any] = json.loads(_plan_tool_schema_text())
-    return result
-
-
-def corpus_hash(corpus: Corpus) -> str:
-    """The source hash kept in `plan.meta`: the articles' bytes and the reading list."""
-    parts = sorted(f"{s.path}\0{s.sha256}" for s in corpus.sources)
-    parts += [f"{e.title}\0{e.url}\0{e.note}" for e in corpus.reading_list]
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()
-
-
-def estimate_tokens(text: str) -> int:
-    cjk = len(CJK.findall(text))
-    return cjk + (len(text) - cjk) // LATIN_CHARS_PER_TOKEN + 1
-
-
-@cache
-def _prices() -> dict[str, dict[str, float]]:
-    models: dict[str, dict[str, float]] = json.loads(PRICING_FILE.read_text(encoding="utf-8"))[
-        "models"
-    ]
-    return models
-
-
-def estimate_cost(model: str, usage: LLMUsage) -> tuple[float, bool]:
-    """(USD, whether the model is in pricing.json): longest matching model-id prefix wins."""
-    matches = [k for k in _prices() if model == k or model.startswith(k + "-")]
-    if not matches:
-        return 0.0, False
-    p = _prices()[max(matches, key=len)]
-    total = (
-        usage.input_tokens * p["input"]
-        + usage.output_tokens * p["output"]
-        + usage.cache_creation_input_tokens * p["cache_write"]
-        + usage.cache_read_input_tokens * p["cache_read"]
-    )
-    return round(total / TOKENS_PER_MTOK, 6), True
-
-
-def _usage_dict(usage: LLMUsage, cost: float) -> dict[str, float]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
-        "cache_read_input_tokens": usage.cache_read_input_tokens,
-        "calls": usage.calls,
-        "cached_calls": usage.extra.get("cached_calls", 0.0),
-        "cost_usd": cost,
-    }
+# Usage
 
 
 def format_usage(result: ExtractResult) -> str:

@@ -1,0 +1,47 @@
+"""Token prices (`pipeline/pricing.json`, with its source and date) and the cost of a run."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+from pipeline.errors import LLMUsage
+
+PRICING_FILE = Path(__file__).with_name("pricing.json")
+TOKENS_PER_MTOK = 1_000_000
+
+
+@cache
+def _prices() -> dict[str, dict[str, float]]:
+    models: dict[str, dict[str, float]] = json.loads(PRICING_FILE.read_text(encoding="utf-8"))[
+        "models"
+    ]
+    return models
+
+
+def estimate_cost(model: str, usage: LLMUsage) -> tuple[float, bool]:
+    """(USD, whether the model is in pricing.json): longest matching model-id prefix wins."""
+    matches = [k for k in _prices() if model == k or model.startswith(k + "-")]
+    if not matches:
+        return 0.0, False
+    p = _prices()[max(matches, key=len)]
+    total = (
+        usage.input_tokens * p["input"]
+        + usage.output_tokens * p["output"]
+        + usage.cache_creation_input_tokens * p["cache_write"]
+        + usage.cache_read_input_tokens * p["cache_read"]
+    )
+    return round(total / TOKENS_PER_MTOK, 6), True
+
+
+def usage_dict(usage: LLMUsage, cost: float) -> dict[str, float]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_creation_input_tokens": usage.cache_creation_input_tokens,
+        "cache_read_input_tokens": usage.cache_read_input_tokens,
+        "calls": usage.calls,
+        "cached_calls": usage.extra.get("cached_calls", 0.0),
+        "cost_usd": cost,
+    }
