@@ -24,6 +24,7 @@ from pipeline.sources import Corpus, Source, normalize_url
 ENGLISH_WORDS_PER_MINUTE = 200
 CHINESE_CHARS_PER_MINUTE = 300
 VERIFIED_STATUSES = ("ok", "redirected-ok")
+SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
 UNVERIFIED_STATUSES = ("unverified-offline",)
 SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 # Elements with no end tag: never pushed on the font-inheritance stack.
@@ -80,13 +81,22 @@ def _link_result(links: object | None, url: str) -> object | None:
 
 
 def _matching_source(corpus: Corpus, url: str) -> Source | None:
+    """An ingested saved copy of the page (HTML, PDF). A Markdown or text note whose front matter
+    names the URL is a note ABOUT the page: its length says nothing of the page's."""
     key = normalize_url(url)
-    return next((s for s in corpus.sources if s.url and normalize_url(s.url) == key), None)
+    return next(
+        (
+            s
+            for s in corpus.sources
+            if s.url and s.kind in SAVED_PAGE_KINDS and normalize_url(s.url) == key
+        ),
+        None,
+    )
 
 
 def reading_minutes(url: str, corpus: Corpus, links: object | None) -> int | None:
-    """Minutes from the source's length: the link check's word count, else an ingested article's
-    length, else the reading list's `words`; None when the length is unknown."""
+    """Minutes from the source's length: the link check's word count, else an ingested saved
+    copy's length, else the reading list's `words`; None when the length is unknown."""
     result = _link_result(links, url)
     words = getattr(result, "words", None) if result is not None else None
     if isinstance(words, int) and words > 0:

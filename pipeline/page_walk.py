@@ -43,6 +43,11 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "finished": "{who} finishes and frees its KV blocks",
         "idle": "nobody is scheduled this step",
         "total": "{n} tokens in this step",
+        # English singulars (n == 1); Chinese needs none.
+        "prefill_one": "{who} prefills 1 prompt token, no output yet",
+        "first_one": "{who} computes its last prompt token and emits its first token",
+        "recompute_one": "{who} recomputes 1 token, then writes on",
+        "total_one": "1 token in this step",
         "join": "; ",
         "end": ".",
         "sep": ", ",
@@ -98,6 +103,11 @@ def _who(ids: Sequence[str], lang: str) -> str:
     return SENTENCES[lang]["sep"].join(ids)
 
 
+def _counted(words: Mapping[str, str], key: str, n: int) -> str:
+    """The sentence pattern for a count: the language's singular form when n is 1 and it has one."""
+    return words.get(f"{key}_one", words[key]) if n == 1 else words[key]
+
+
 def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
     """One deterministic sentence per step: who got how many tokens, who emitted, who waited."""
     words = SENTENCES[lang]
@@ -120,7 +130,7 @@ def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
                 key = "first"
             else:
                 key = "prefill"
-            parts.append(words[key].format(who=rid, n=n))
+            parts.append(_counted(words, key, n).format(who=rid, n=n))
         stalled = [r for r in step.get("running", []) if r not in scheduled]
         if stalled:
             parts.append(words["stalled"].format(who=_who(stalled, lang)))
@@ -132,7 +142,8 @@ def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
             parts.append(words["finished"].format(who=_who(step["finished"], lang)))
         if not parts:
             parts.append(words["idle"])
-        parts.append(words["total"].format(n=sum(scheduled.values())))
+        total = sum(scheduled.values())
+        parts.append(_counted(words, "total", total).format(n=total))
         sentence = words["join"].join(parts) + words["end"]
         if lang == "en":
             sentence = sentence[0].upper() + sentence[1:]

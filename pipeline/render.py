@@ -164,7 +164,11 @@ def _card(
     lang = plan.lang
     # Reading order inside a card: title, the note back to the previous card, the two lines,
     # the body (panel captions are SVG text and cannot carry a <dfn>).
-    name, name_en = notes.prose(concept.name), notes.prose(concept.name_en)
+    name = notes.prose(concept.name)
+    # An English page would print the same name twice: the small English name is left out
+    # (and so never claims a term's first use).
+    same = concept.name_en.strip().casefold() == concept.name.strip().casefold()
+    name_en = Prose(Markup("")) if same else notes.prose(concept.name_en)
     prev = plan.concept(concept.solves_problem_of) if concept.solves_problem_of else None
     prev_number = plan.concepts.index(prev) + 1 if prev is not None else None
     prev_problem = notes.prose(prev.problem_left) if prev is not None else None

@@ -94,3 +94,11 @@ def test_time_rows_are_labelled_in_the_cost_model_unit() -> None:
     mixed = [r.label for r in comparison_rows(without, with_, "D", "en")]
     # Two clocks: the timed rows are dropped rather than compared across units.
     assert not any("time to first token" in label for label in mixed) and "Steps in total" in mixed
+
+
+def test_english_counts_of_one_are_singular() -> None:
+    trace = {"steps": [{"index": 1, "scheduled": {"D": 1}, "emitted": [], "running": ["D"]}]}
+    [row] = step_sentences(trace, "en")
+    assert row.sentence == "D prefills 1 prompt token, no output yet; 1 token in this step."
+    [zh] = step_sentences(trace, "zh")
+    assert "本步共 1 个 token" in zh.sentence

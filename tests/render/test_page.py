@@ -219,8 +219,8 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     # Unknown until the link is verified: said honestly, with how it will be measured.
     assert "联网核实链接后按原文字数估算" in stops[1].get_text()
     assert "分钟" not in stops[1].select_one(".minutes").get_text()
-    # Not in the link report; the ingested Chinese article has 900 characters → 3 min.
-    assert "约 3 分钟" in stops[2].get_text() and "未核实" in stops[2].get_text()
+    # Not in the link report; the ingested Markdown note about that page does not measure it.
+    assert "未核实" in stops[2].get_text() and "分钟" not in stops[2].select_one(".minutes").get_text()
     assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
 
 
@@ -294,3 +294,17 @@ def test_chinese_titles_set_latin_runs_in_the_english_hand() -> None:
     assert runs == [("E", "KV cache"), ("Z", "与"), ("E", "token"), ("Z", "预算"), ("E", "3.5"),
                     ("Z", "& 好")]
     assert soup.select_one("dfn > span") is not None
+
+
+def test_reading_minutes_come_only_from_the_page_itself() -> None:
+    from pipeline.page_parts import reading_minutes
+
+    corpus = fixture_corpus()
+    url = corpus.sources[0].url or ""
+    assert corpus.sources[0].kind == "md"
+    assert reading_minutes(url, corpus, None) is None  # a note about the page is not the page
+    saved = corpus.sources[0].model_copy(update={"kind": "html"})
+    corpus = corpus.model_copy(update={"sources": [saved]})
+    # A saved copy of the page: its 900 Chinese characters at 300 a minute.
+    assert reading_minutes(url, corpus, None) == 3
+    assert reading_minutes(url, corpus, fixture_links()) == 3  # not in the link report
