@@ -354,6 +354,8 @@ def render_page(
         "ruler_svg": ruler_svg,
         "walk": walk,
         "route": list(zip(route, route_why, strict=True)),
+        # Said once above the stops, not repeated on each: why some lengths are not known yet.
+        "route_pending": any(s.minutes is None and s.verdict != "verified" for s in route),
         "ticks": ticks,
         "route_rule": words["route_rule"].format(
             zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE

@@ -217,7 +217,9 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     # Offline check: unverified, and the reading list gives no length.
     assert stops[1]["data-verdict"] == "unverified" and "未核实" in stops[1].get_text()
     # Unknown until the link is verified: said honestly, with how it will be measured.
-    assert "联网核实链接后按原文字数估算" in stops[1].get_text()
+    assert "时长待核实" in stops[1].get_text()
+    rule = soup.select_one(".route-rule").get_text()
+    assert "核实后按原文字数估算" in rule
     assert "分钟" not in stops[1].select_one(".minutes").get_text()
     # Not in the link report; the ingested Markdown note about that page does not measure it.
     assert "未核实" in stops[2].get_text() and "分钟" not in stops[2].select_one(".minutes").get_text()
