@@ -20,6 +20,8 @@ def write_atomic(path: Path, data: str | bytes) -> None:
             f"{path}: cannot write ({err.strerror or err}); check the output folder"
         ) from None
     try:
+        # mkstemp makes the file private (0600); an artifact gets the usual mode instead.
+        os.fchmod(fd, 0o666 & ~_current_umask())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
@@ -30,3 +32,9 @@ def write_atomic(path: Path, data: str | bytes) -> None:
                 f"{path}: cannot write ({err.strerror or err}); check the output folder"
             ) from None
         raise
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

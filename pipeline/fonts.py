@@ -13,11 +13,13 @@ import io
 import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from fontTools import subset as ft_subset
+from fontTools.merge import Merger
 from fontTools.ttLib import TTFont
 
 from pipeline.errors import EnvironmentMissing
@@ -160,12 +162,12 @@ class FontFace:
     woff2: bytes
 
     def css(self) -> str:
-        ranges = ",".join(f"U+{ord(c):x}" for c in self.chars)
+        # One face per family holds every glyph the page uses, so no unicode-range is needed:
+        # the browser falls back only for characters the face does not have.
         data = base64.b64encode(self.woff2).decode("ascii")
         return (
             f"@font-face{{font-family:'{self.family}';font-style:normal;font-weight:400;"
-            f"font-display:block;src:url(data:font/woff2;base64,{data}) format('woff2');"
-            f"unicode-range:{ranges};}}"
+            f"font-display:block;src:url(data:font/woff2;base64,{data}) format('woff2');}}"
         )
 
 
@@ -196,7 +198,8 @@ def _subset_file(path: Path, chars: str) -> bytes:
 
 
 def subset_faces(family: str, text: str) -> list[FontFace]:
-    """The @font-face subsets that cover every character of `text` the family has."""
+    """One @font-face holding every character of `text` the family has (merged from the
+    family's unicode-range slices: one container instead of one per slice saves ~10%)."""
     m = metrics(family)
     by_file: dict[str, set[str]] = {}
     # The space is always embedded: text set in the family must not borrow a fallback's space.
@@ -205,8 +208,38 @@ def subset_faces(family: str, text: str) -> list[FontFace]:
             continue
         by_file.setdefault(m.file_of[ch], set()).add(ch)
     files = {p.name: p for p in font_files(family)}
-    faces = []
-    for name in sorted(by_file):
-        chars = "".join(sorted(by_file[name]))
-        faces.append(FontFace(family, name, chars, _subset_file(files[name], chars)))
-    return faces
+    parts = [(files[name], "".join(sorted(by_file[name]))) for name in sorted(by_file)]
+    if not parts:
+        return []
+    chars = "".join(sorted(set().union(*by_file.values())))
+    if len(parts) == 1:
+        path, part_chars = parts[0]
+        return [FontFace(family, path.name, part_chars, _subset_file(path, part_chars))]
+    return [FontFace(family, "merged", chars, _merged_subset(parts))]
+
+
+def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
+    """Subset each slice to its characters, then merge them into one woff2 (cached)."""
+    key_text = "|".join(f"{p.name}:{p.stat().st_size}:{chars}" for p, chars in parts)
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
+    cache = SUBSET_CACHE_DIR / f"merged-{key}.woff2"
+    if cache.exists():
+        return cache.read_bytes()
+    with tempfile.TemporaryDirectory(prefix="tujie-fonts-") as tmp:
+        ttfs = []
+        for i, (path, chars) in enumerate(parts):
+            font = TTFont(io.BytesIO(_subset_file(path, chars)))
+            font.flavor = None
+            ttf = Path(tmp) / f"{i}.ttf"
+            font.save(ttf)
+            ttfs.append(str(ttf))
+        merged = Merger().merge(ttfs)
+        merged.flavor = "woff2"
+        buf = io.BytesIO()
+        merged.save(buf)
+    data = buf.getvalue()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp_path = cache.with_suffix(".tmp")
+    tmp_path.write_bytes(data)
+    tmp_path.replace(cache)
+    return data

@@ -49,3 +49,18 @@ def test_unknown_ruler_technique_is_a_plan_error():
     assert any(v.startswith("concepts[") and ".technique" in v for v in found)
     full = {"techniques": [{"id": c.technique} for c in plan.concepts if c.technique]}
     assert technique_violations(plan, full) == []
+
+
+def test_atomic_write_leaves_no_temp_and_a_readable_file(tmp_path):
+    import stat
+
+    from pipeline.atomic import write_atomic
+
+    target = tmp_path / "page" / "index.html"
+    write_atomic(target, "<p>hi</p>")
+    write_atomic(target, b"<p>again</p>")
+    assert target.read_bytes() == b"<p>again</p>"
+    assert list(target.parent.iterdir()) == [target]
+    mode = stat.S_IMODE(target.stat().st_mode)
+    assert mode & stat.S_IROTH, oct(mode)  # a published page must be readable by a web server
+    assert not mode & stat.S_IWOTH
