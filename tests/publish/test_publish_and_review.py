@@ -44,7 +44,7 @@ def test_first_publication_review_then_publish(build: Build, site: Path) -> None
     assert result.address == str((site / "llm" / "index.html").absolute())
     assert "page v1" in (site / "llm" / "index.html").read_text(encoding="utf-8")
     assert 5 <= len(result.bullets) <= 8
-    assert any("12 two-panel concept cards" in b for b in result.bullets)
+    assert any("12 张两格漫画卡片" in b for b in result.bullets)  # the page is Chinese
     assert "LLM 推理服务图解" in (site / "index.html").read_text(encoding="utf-8")
     assert not list((site / "llm" / "shots").glob("annotated-*"))
 
