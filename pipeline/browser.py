@@ -72,10 +72,11 @@ def find_chrome(candidates: Sequence[str] | None = None) -> Path:
         path = Path(wanted)
         if path.is_file() and os.access(path, os.X_OK):
             return path
-        if candidates is not None and not candidates:
-            raise EnvironmentMissing(
-                f"{CHROME_ENV}={wanted} is not an executable Chromium; install one: {INSTALL_HINT}"
-            )
+        # An explicit setting that is wrong is an error, not a hint to silently use another one.
+        raise EnvironmentMissing(
+            f"{CHROME_ENV}={wanted} is not an executable Chromium; fix or unset it, "
+            f"or install one: {INSTALL_HINT}"
+        )
     names = list(DEFAULT_CHROME_CANDIDATES) if candidates is None else list(candidates)
     for name in names:
         path = Path(name)
@@ -86,8 +87,7 @@ def find_chrome(candidates: Sequence[str] | None = None) -> Path:
             found = shutil.which(name)
             if found:
                 return Path(found)
-    where = f" ({CHROME_ENV}={wanted} is not executable)" if wanted else ""
-    raise EnvironmentMissing(f"no Chromium or Chrome found{where}; install one: {INSTALL_HINT}")
+    raise EnvironmentMissing(f"no Chromium or Chrome found; install one: {INSTALL_HINT}")
 
 
 def axe_source() -> str:

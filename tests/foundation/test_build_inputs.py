@@ -21,7 +21,11 @@ def tujie(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "pipeline.cli", *args],
-        capture_output=True, text=True, cwd=REPO, env=full_env, timeout=300,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=full_env,
+        timeout=300,
     )
 
 
@@ -112,3 +116,12 @@ def test_bad_plan_leaves_earlier_artifacts_untouched(folder: Path, tmp_path: Pat
         if path.name != "build.json":
             assert path.read_bytes() == data, path
     assert not list(build_dir.glob(".*tmp*"))
+
+
+def test_missing_browser_exits_3_with_the_install_command(folder: Path, tmp_path: Path):
+    r = tujie(
+        "check", str(folder), "--out", str(tmp_path / "out"), env={"CHROME_PATH": "/nonexistent"}
+    )
+    assert r.returncode == 3
+    line = one_error_line(r)
+    assert "CHROME_PATH=/nonexistent" in line and "apt-get install chromium" in line
