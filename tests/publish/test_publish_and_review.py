@@ -38,7 +38,9 @@ def fetch(site: Path, path: str) -> tuple[int, str]:
 def test_first_publication_review_then_publish(build: Build, site: Path) -> None:
     first = build(label="v1")
     review = write_review(first, site / "llm")
-    assert "First publication" in review.read_text(encoding="utf-8")
+    text = review.read_text(encoding="utf-8")
+    assert "First publication" in text
+    assert "make publish" in text  # the review says what to do next
     result = publish(first, site, name="llm")
     assert result.history_entry is None
     assert result.address == str((site / "llm" / "index.html").absolute())
