@@ -76,25 +76,45 @@ def panel_svg(
     return Markup(draw(concept, side, panel, trace, values, lang=lang, overrides=overrides or {}))
 
 
+def _both(wide: str, narrow: str) -> Markup:
+    """A wide diagram and its phone layout; page.css shows exactly one of them (the other is
+    `display: none`, which the browser check and screen readers skip)."""
+    return Markup(f'<div class="wide-only">{wide}</div><div class="narrow-only">{narrow}</div>')
+
+
 def main_thread_svg(plan: Plan, *, lang: str) -> Markup:
     draw = _drawing("main_thread", "draw_main_thread")
     if draw is None:
         return Markup(_placeholder("main-thread-svg", "main thread", WIDE_VIEWBOX))
-    return Markup(draw(plan, lang=lang))
+    return _both(draw(plan, lang=lang), draw(plan, lang=lang, narrow=True))
 
 
-def cast_legend_svg(plan: Plan, *, lang: str) -> Markup:
-    draw = _drawing("legend", "draw_cast_legend")
-    if draw is None:
-        return Markup(_placeholder("cast-svg", "cast legend", (1000, 160)))
-    return Markup(draw(plan, lang=lang))
+@dataclass(frozen=True)
+class CastItem:
+    """One entry of the cast legend: a bean (a `<use>` of the shared sprite), its letter, words."""
+
+    symbol: str
+    letter: str
+    words: str
+
+
+def cast_legend(plan: Plan, *, lang: str) -> tuple[list[CastItem], list[CastItem]]:
+    """The cast legend (P5) as HTML items, the same at every width (a wrapping grid): each
+    character is a `<use>` of the page's shared bean, so the legend costs a few bytes per item.
+    Returns (the cast members, the colour key)."""
+    from pipeline.draw.cast import symbol_id
+    from pipeline.draw.legend import STATE_WORDS, STATES
+
+    members = [CastItem(symbol_id(f"bean-{m.state}"), m.id, m.role) for m in plan.cast]
+    key = [CastItem(symbol_id(f"bean-{s}"), "", STATE_WORDS[lang][s]) for s in STATES]
+    return members, key
 
 
 def ruler_svg(plan: Plan, sweep: Mapping[str, Any] | None, *, lang: str) -> Markup:
     draw = _drawing("ruler", "draw_ruler")
     if draw is None:
         return Markup(_placeholder("ruler-svg", "ruler", WIDE_VIEWBOX))
-    return Markup(draw(plan, sweep or {}, lang=lang))
+    return _both(draw(plan, sweep or {}, lang=lang), draw(plan, sweep or {}, lang=lang, narrow=True))
 
 
 def step_strip_svg(

@@ -322,7 +322,7 @@ def render_page(
     takeaway.notes[:0] = heading.notes
     thread = notes.prose(plan.main_thread.sentence)
     thread_svg = page_draw.main_thread_svg(plan, lang=lang)
-    cast_svg = page_draw.cast_legend_svg(plan, lang=lang)
+    cast_members, cast_key = page_draw.cast_legend(plan, lang=lang)
     faces = _stamp_faces(lang)
     cards = [
         _card(i, c, plan, config, sim, notes, overrides, faces) for i, c in enumerate(plan.concepts)
@@ -347,7 +347,8 @@ def render_page(
         "takeaway": takeaway,
         "thread": thread,
         "thread_svg": thread_svg,
-        "cast_svg": cast_svg,
+        "cast_members": cast_members,
+        "cast_key": cast_key,
         "cards": cards,
         "ruler_sentence": ruler_sentence,
         "metrics": metrics,

@@ -2,7 +2,9 @@
 
 loop: the plan's stages as boxes around an oval with arrows, the cast at work in the middle
 (D waiting, the scheduler clerk, the batch A B C D, the GPU); pipeline: stages left to right;
-tension: the stages split onto the two pans of a balance.
+tension: the stages split onto the two pans of a balance. `narrow=True` is the phone layout (P4 on
+a 390 px screen): the stages in one column, the return arrow up the left side, the cast beside
+the stage it acts in, all at about 1:1 so the words stay readable.
 """
 
 from __future__ import annotations
@@ -18,6 +20,15 @@ INSET = 8.0
 BOX_W, BOX_H = 128.0, 46.0
 RING_RX, RING_RY = 318.0, 122.0
 LABEL_SIZE = 16.0
+# narrow (phone) layout: a column of stages, about one viewBox unit per CSS px at 390 px
+NARROW_W = 360.0
+N_BOX_W, N_BOX_H = 150.0, 44.0
+N_BOX_CX = 134.0  # the column sits left of centre: the cast stands on the right
+N_PITCH = 74.0  # from one stage's centre to the next
+N_TOP = 36.0
+N_RETURN_X = 26.0  # the loop's way back runs up this line on the left
+N_CAST_X = 244.0  # the first cast figure beside the column
+CAST_ROWS = 4  # waiting D, clerk, batch, GPU: one row each
 
 
 def _box(cv: Canvas, i: int, cx: float, cy: float, label: str) -> None:
@@ -46,8 +57,57 @@ def _cast_at_work(cv: Canvas, cx: float, cy: float) -> None:
     cast.gpu(cv, cx + 160, cy + 4, busy=True, eid="mt-gpu")
 
 
-def draw_main_thread(plan: Plan, *, lang: str) -> str:
+def _narrow_cast(cv: Canvas) -> None:
+    """The cast beside the column: who waits by the first stage, the clerk by the second, the
+    batch by the third, the GPU by the fourth (fewer stages: the cast goes on below them)."""
+    at = [N_TOP + 4 + N_PITCH * k for k in range(CAST_ROWS)]
+    cast.bean(cv, "D", N_CAST_X + 8, at[0], "new", eid="mt-D-wait")
+    cast.clerk(cv, N_CAST_X + 12, at[1] + 6, eid="mt-clerk")
+    for k, (rid, state) in enumerate((("A", "running"), ("B", "running"), ("C", "running"),
+                                      ("D", "new"))):
+        cast.bean(cv, rid, N_CAST_X + k * 29, at[2], state, eid=f"mt-{rid}")
+    gx = N_CAST_X + 44
+    cv.stroke(rough.arrow(cv.rng("mt-to-gpu"), (gx, at[2] + 26), (gx, at[3] - 26), 0.5, 0, 6),
+              width=1.5)
+    cast.gpu(cv, gx, at[3], busy=True, eid="mt-gpu")
+
+
+def _draw_narrow(plan: Plan, lang: str) -> Canvas:
     mt = plan.main_thread
+    n = len(mt.stages)
+    height = N_TOP + N_PITCH * (max(n, CAST_ROWS) - 1) + N_BOX_H / 2 + 20
+    cv = new_canvas("main-thread-n", NARROW_W, height, INSET, lang, "main thread (narrow)")
+    rows = [N_TOP + 4 + N_PITCH * i for i in range(n)]
+    left, gap = N_BOX_CX - N_BOX_W / 2, 6.0
+    for i, y in enumerate(rows):
+        cv.stroke(rough.rounded_rect(cv.rng(f"stage-{i}"), left, y - N_BOX_H / 2, N_BOX_W, N_BOX_H,
+                                     10, 0.9), width=1.8)
+        cv.layout.place(f"{i + 1}. {mt.stages[i].label}", x=N_BOX_CX, cy=y, role="label",
+                        size=LABEL_SIZE, max_width=N_BOX_W - 12, max_lines=2)
+        if i:
+            cv.stroke(rough.arrow(cv.rng(f"flow-{i - 1}"), (N_BOX_CX, rows[i - 1] + N_BOX_H / 2 + gap),
+                                  (N_BOX_CX, y - N_BOX_H / 2 - gap), 0.5, 0, 7), width=1.7)
+    if mt.kind == "loop" and n > 1:
+        # back from the last stage to the first, up the left side: the loop never ends
+        rng = cv.rng("flow-back")
+        low, high = rows[-1], rows[0]
+        pts = [(left - gap, low), (N_RETURN_X + 6, low - 4), (N_RETURN_X, (low + high) / 2),
+               (N_RETURN_X + 6, high + 4), (left - gap, high)]
+        cv.stroke(rough.curve(rng, pts, 0.6, 2) + rough.arrow_head(rng, pts[-1], pts[-2], 8, 0.6),
+                  width=1.7)
+    _narrow_cast(cv)
+    return cv
+
+
+def draw_main_thread(plan: Plan, *, lang: str, narrow: bool = False) -> str:
+    """The main-thread diagram; `narrow` draws the phone layout (a column) instead of the wide one."""
+    mt = plan.main_thread
+    names = " → ".join(s.label for s in mt.stages)
+    title = "主线" if lang == "zh" else "Main thread"
+    desc = f"{mt.sentence} {names}" + (" → …" if mt.kind == "loop" else "")
+    if narrow:
+        return _draw_narrow(plan, lang).svg(css_class="main-thread narrow",
+                                            element_id="main-thread-svg-n", title=title, desc=desc)
     cv = new_canvas("main-thread", WIDTH, HEIGHT, INSET, lang, "main thread")
     cx, cy = WIDTH / 2, HEIGHT / 2
     n = len(mt.stages)
@@ -79,7 +139,4 @@ def draw_main_thread(plan: Plan, *, lang: str) -> str:
         tip = _edge_point(bx, by, ax, ay)
         cv.stroke(rough.arrow(cv.rng(f"flow-{a}"), tail, tip, 0.6, 10 if mt.kind == "loop" else 0, 8),
                   width=1.7)
-    names = " → ".join(s.label for s in mt.stages)
-    title = "主线" if lang == "zh" else "Main thread"
-    desc = f"{mt.sentence} {names}" + (" → …" if mt.kind == "loop" else "")
     return cv.svg(css_class="main-thread", element_id="main-thread-svg", title=title, desc=desc)

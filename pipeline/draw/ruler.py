@@ -4,7 +4,8 @@ Rows are the concepts that name a sweep technique. Ink only (the state colours a
 P14): a bold FILLED arrow with a check mark where the metric improves, a thin HOLLOW arrow with a
 small cross where it is sacrificed, a short wavy dash where it barely moves; the arrow points the
 way the number moved and the measured percentage sits next to it. Column heads say which way is
-better; a key in the corner says what filled and hollow mean.
+better; a key in the corner says what filled and hollow mean. `narrow=True` stacks each
+technique's name over its cells for a phone.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ INSET = 8.0
 HEAD_H = 78.0
 ROW_H = 42.0
 NAME_W = 230.0
+# narrow (phone) layout: about one viewBox unit per CSS px at 390 px
+NARROW_W = 360.0
+N_HEAD_CY = 58.0
+N_HEAD_H = 104.0
+N_ROW_H = 66.0
 FLAT_PCT = 1.0  # |change| below this is "about the same"
 ARROW_LEN = 26.0
 BOLD_HALF = (4.0, 10.0)  # shaft and head half-widths of the "improves" arrow
@@ -87,9 +93,8 @@ def _mark(cv: Canvas, eid: str, x: float, cy: float, pct: float, kind: str) -> N
         cv.shape(rough.jitter_poly(rng, pts, 0.5), fill=PAPER, colour=INK, width=1.1)
 
 
-def _key(cv: Canvas, words: Mapping[str, str], y: float) -> None:
+def _key(cv: Canvas, words: Mapping[str, str], y: float, x: float) -> None:
     """What filled and hollow mean, under the tag in the name column."""
-    x = INSET + 18
     for kind, eid in (("better", "key-b"), ("worse", "key-w")):
         _mark(cv, eid, x, y, 1.0, kind)
         tick_x = x + 12
@@ -100,35 +105,49 @@ def _key(cv: Canvas, words: Mapping[str, str], y: float) -> None:
         x = placed.box.x1 + 26
 
 
-def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str) -> str:
-    words = WORDS[lang]
-    techniques = {t["id"]: t for t in sweep.get("techniques", [])}
-    rows = [c for c in plan.concepts if c.technique and c.technique in techniques]
-    metrics = list(plan.ruler.metrics)
-    height = HEAD_H + ROW_H * max(len(rows), 1) + 16
-    cv = new_canvas("ruler", WIDTH, height, INSET, lang, "ruler")
-    draw_tag(cv, lang, right=NAME_W - 40, cy=24)
-    _key(cv, words, 54)
-    col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
-    rng = cv.rng("grid")
-    grid = ""
+def _heads(cv: Canvas, metrics: list[Any], words: Mapping[str, str], x0: float, col: float,
+           cy: float, size: float) -> None:
+    """Each metric's name over its column, and which way is better (a small arrow + words)."""
     for j, m in enumerate(metrics):
-        x = NAME_W + col * (j + 0.5)
-        cv.layout.place(m.name, x=x, cy=26, role="label", size=17, max_width=col - 20)
-        # which way is better: a small ink arrow before the words
-        placed = cv.layout.place(words[m.better], x=x + 8, cy=52, role="axis", size=12,
-                                 max_width=col - 40)
+        x = x0 + col * (j + 0.5)
+        cv.layout.place(m.name, x=x, cy=cy, role="label", size=size, max_width=col - 12)
+        placed = cv.layout.place(words[m.better], x=x + 8, cy=cy + 26, role="axis", size=12,
+                                 max_width=col - 24)
         ax = placed.box.x0 - 9
         up = m.better == "higher"
-        tail, tip = (ax, 52 + (6 if up else -6)), (ax, 52 - (6 if up else -6))
+        tail, tip = (ax, cy + 26 + (6 if up else -6)), (ax, cy + 26 - (6 if up else -6))
         cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
-        if j:
-            grid += rough.line(rng, (NAME_W + col * j, 16), (NAME_W + col * j, height - 12), 0.5, 1)
+
+
+def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: Any, better: str) -> None:
+    """One technique x metric cell centred on x: the verdict mark and the measured %."""
+    if pct is None:
+        cv.layout.place("–", x=x, cy=cy, role="label", size=14, floor=None)
+        return
+    kind = verdict(float(pct), better)
+    _mark(cv, f"cell-{i}-{j}", x - 34, cy, float(pct), kind)
+    if kind == "better":
+        _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
+    elif kind == "worse":
+        _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
+    cv.layout.place(f"{pct:+.0f}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
+                    anchor="start", floor=None)
+
+
+def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
+          words: Mapping[str, str], lang: str) -> None:
+    height = cv.height
+    draw_tag(cv, lang, right=NAME_W - 40, cy=24)
+    _key(cv, words, 54, INSET + 18)
+    col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
+    _heads(cv, metrics, words, NAME_W, col, 26, 17)
+    rng = cv.rng("grid")
+    grid = "".join(rough.line(rng, (NAME_W + col * j, 16), (NAME_W + col * j, height - 12), 0.5, 1)
+                   for j in range(1, len(metrics)))
     for i in range(len(rows)):
         y = HEAD_H + ROW_H * i
         grid += rough.line(rng, (INSET + 6, y), (WIDTH - INSET - 6, y), 0.5, 1)
     cv.stroke(grid, FAINT, width=1.0)
-    summary = []
     for i, concept in enumerate(rows):
         cy = HEAD_H + ROW_H * (i + 0.5)
         name = concept.name if lang == "zh" else concept.name_en
@@ -136,21 +155,62 @@ def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str) -> str:
                         max_width=NAME_W - 24)
         tech = techniques[concept.technique or ""]
         for j, m in enumerate(metrics):
-            x = NAME_W + col * (j + 0.5)
             pct = tech.get("change_pct", {}).get(m.id)
-            if pct is None:
-                cv.layout.place("–", x=x, cy=cy, role="label", size=14, floor=None)
-                continue
-            kind = verdict(float(pct), m.better)
-            _mark(cv, f"cell-{i}-{j}", x - 34, cy, float(pct), kind)
-            if kind == "better":
-                _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
-            elif kind == "worse":
-                _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
-            cv.layout.place(f"{pct:+.0f}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
-                            anchor="start", floor=None)
-            summary.append(f"{name} {m.name} {pct:+.0f}% ({words[kind]})")
+            _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, pct, m.better)
+
+
+def _summary(rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
+             words: Mapping[str, str], lang: str) -> list[str]:
+    """Every measured cell in words, for the `<desc>` (the same in both layouts)."""
+    out = []
+    for concept in rows:
+        name = concept.name if lang == "zh" else concept.name_en
+        for m in metrics:
+            pct = techniques[concept.technique or ""].get("change_pct", {}).get(m.id)
+            if pct is not None:
+                out.append(f"{name} {m.name} {pct:+.0f}% ({words[verdict(float(pct), m.better)]})")
+    return out
+
+
+def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
+            words: Mapping[str, str], lang: str) -> None:
+    """Phone layout: the key and tag on top, the metric heads once, then per technique its name
+    on one line and its cells under the heads."""
+    draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22)
+    _key(cv, words, 22, INSET + 14)
+    col = (NARROW_W - 2 * INSET) / max(len(metrics), 1)
+    _heads(cv, metrics, words, INSET, col, N_HEAD_CY, 15)
+    rng = cv.rng("grid")
+    grid = ""
+    for i, concept in enumerate(rows):
+        top = N_HEAD_H + N_ROW_H * i
+        grid += rough.line(rng, (INSET + 4, top), (NARROW_W - INSET - 4, top), 0.5, 1)
+        name = concept.name if lang == "zh" else concept.name_en
+        cv.layout.place(name, x=INSET + 6, cy=top + 16, role="label", size=15, anchor="start",
+                        max_width=NARROW_W - 2 * INSET - 12)
+        tech = techniques[concept.technique or ""]
+        for j, m in enumerate(metrics):
+            pct = tech.get("change_pct", {}).get(m.id)
+            _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + 44, pct, m.better)
+    cv.stroke(grid, FAINT, width=1.0)
+
+
+def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str, narrow: bool = False) -> str:
+    """The ruler chart; `narrow` draws the phone layout (techniques stacked) instead."""
+    words = WORDS[lang]
+    techniques = {t["id"]: t for t in sweep.get("techniques", [])}
+    rows = [c for c in plan.concepts if c.technique and c.technique in techniques]
+    metrics = list(plan.ruler.metrics)
+    if narrow:
+        height = N_HEAD_H + N_ROW_H * max(len(rows), 1) + 6
+        cv = new_canvas("ruler-n", NARROW_W, height, INSET, lang, "ruler (narrow)")
+        _narrow(cv, rows, techniques, metrics, words, lang)
+    else:
+        height = HEAD_H + ROW_H * max(len(rows), 1) + 16
+        cv = new_canvas("ruler", WIDTH, height, INSET, lang, "ruler")
+        _wide(cv, rows, techniques, metrics, words, lang)
+    summary = _summary(rows, techniques, metrics, words, lang)
     title = words["title"]
     sep = "；" if lang == "zh" else "; "
-    return cv.svg(css_class="ruler", element_id="ruler-svg", title=title,
-                  desc=plan.ruler.sentence + " " + sep.join(summary))
+    return cv.svg(css_class="ruler", element_id="ruler-svg-n" if narrow else "ruler-svg",
+                  title=title, desc=plan.ruler.sentence + " " + sep.join(summary))
