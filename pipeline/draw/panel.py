@@ -15,7 +15,16 @@ from pipeline.draw.cast import symbol_id
 from pipeline.draw.defs import shared_filter
 from pipeline.draw.layout import CAPTION_LIMIT, FLOOR
 from pipeline.draw.palette import FAINT
-from pipeline.draw.scenes import bars, budget, clock, generic, kv_blocks, queue, timeline
+from pipeline.draw.scenes import (
+    bars,
+    budget,
+    clock,
+    generic,
+    kv_blocks,
+    queue,
+    roofline,
+    timeline,
+)
 from pipeline.draw.scenes.common import SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
 from pipeline.plan import Concept, Panel, fill_placeholders
@@ -37,7 +46,7 @@ SCENES: dict[str, SceneFn] = {
     "budget": budget.draw,
     "queue": queue.draw,
     "clock": clock.draw,
-    "roofline": bars.draw_roofline,
+    "roofline": roofline.draw,
     "bars": bars.draw,
     "generic": generic.draw,
 }

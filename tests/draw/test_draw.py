@@ -94,6 +94,8 @@ def _all_svgs() -> list[str]:
     ruled.concepts[4].technique = "continuous_batching"
     out += [draw_main_thread(plan, lang="zh"), draw_cast_legend(plan, lang="zh"),
             draw_ruler(ruled, FIXTURE_SWEEP, lang="zh"),
+            draw_main_thread(plan, lang="zh", narrow=True),
+            draw_ruler(ruled, FIXTURE_SWEEP, lang="zh", narrow=True),
             draw_step_strip(run_preset("chunked_prefill/with"), 2, lang="zh", focus=["D"]),
             draw_tick(seed_id="x")]
     out += [draw_stamp(s, lang=lang, seed_id="kv_cache") for s in ("learned", "review", "next")  # type: ignore[arg-type]
@@ -245,3 +247,50 @@ def test_queue_shows_a_small_sequence_slot_limit() -> None:
     svg = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")
     words = "".join(ET.fromstring(svg).itertext())
     assert "4. 有空位吗" in words and "3/3" in words and "最多 3 个" in words
+
+
+PHONE_COLUMN_PX = 362  # the page column at a 390 px viewport (templates/page.css)
+MIN_PHONE_TEXT_PX = 11.0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_narrow_diagrams_keep_words_readable_on_a_phone(lang: str) -> None:
+    """The phone layouts are drawn at about 1:1: every word renders at >= 11 px in the page's
+    362 px column, and their ids never clash with the wide drawings shown on desktops."""
+    from tests.draw.test_layout_props import inherited
+
+    plan = load_plan(EXAMPLE_PLAN)
+    ruled = plan.model_copy(deep=True)
+    ruled.concepts[4].technique = "continuous_batching"
+    pairs = [(draw_main_thread(plan, lang=lang), draw_main_thread(plan, lang=lang, narrow=True)),
+             (draw_ruler(ruled, FIXTURE_SWEEP, lang=lang),
+              draw_ruler(ruled, FIXTURE_SWEEP, lang=lang, narrow=True))]
+    for wide, narrow in pairs:
+        root = ET.fromstring(narrow)
+        width = float((root.get("viewBox") or "").split()[2])
+        scale = min(1.0, PHONE_COLUMN_PX / width)
+        parents = {c: p for p in root.iter() for c in p}
+        texts = list(root.iter(f"{NS}text"))
+        assert texts
+        for t in texts:
+            size = float(inherited(t, "font-size", parents, "0")) * scale
+            assert size >= MIN_PHONE_TEXT_PX, f"{t.get('id')} renders at {size:.1f} px"
+        ids = {el.get("id") for el in root.iter() if el.get("id")}
+        assert not ids & {el.get("id") for el in ET.fromstring(wide).iter() if el.get("id")}
+        words = {t.text for t in texts}
+        assert words == {t.text for t in ET.fromstring(wide).iter(f"{NS}text")}  # same content
+
+
+def test_roofline_numbers_come_from_the_trace() -> None:
+    """The memory-bound pair: the step time, arithmetic sliver and tokens/s of each variant are
+    the trace's figures; batch 32's step is barely longer than batch 1's."""
+    seen = {}
+    for variant in ("without", "with"):
+        trace = run_preset(f"arithmetic/{variant}", detail=True)
+        fig = trace["figures"]
+        words = " ".join(ET.fromstring(_panel_svg("roofline", "arithmetic", variant)).itertext())
+        assert f"读显存 {fig['decode_step_ms']:.1f} 毫秒" in words
+        assert f"每秒 {fig['decode_tokens_per_s']:.0f} 个" in words
+        assert f"批里 {fig['batch']} 个请求" in words
+        seen[variant] = fig
+    assert seen["with"]["decode_step_ms"] < 1.3 * seen["without"]["decode_step_ms"]
