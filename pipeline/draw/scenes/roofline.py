@@ -33,7 +33,7 @@ TEXT = {
     "zh": {"head": "批里 {n} 个请求，解码一步", "read": "读显存 {v} 毫秒", "calc": "算 {v} 毫秒",
            "rate": "一步出 {n} 个字，每秒 {r} 个", "unit": "毫秒"},
     "en": {"head": "one decode step, batch of {n}", "read": "read memory {v} ms",
-           "calc": "math {v} ms", "rate": "{n} per step, {r} tokens/s", "unit": "ms"},
+           "calc": "math {v} ms", "rate": "{n} {tok} per step, {r} tokens/s", "unit": "ms"},
 }
 
 
@@ -115,7 +115,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     labels.append((f"{marks[-1]:g} {words['unit']}", AXIS_X1 - 10))
     cv.layout.place_row(labels, cy=AXIS_Y + 13, role="axis", size=14)
 
-    rate_text = words["rate"].format(n=batch, r=f"{rate:,.0f}" if ctx.lang == "en" else f"{rate:.0f}")
+    rate_text = words["rate"].format(n=batch, tok="token" if batch == 1 else "tokens",
+                                     r=f"{rate:,.0f}" if ctx.lang == "en" else f"{rate:.0f}")
     cv.layout.place(rate_text, x=SCENE_X0, cy=RATE_CY, role="label", size=17, anchor="start",
                     floor=None)
     if ctx.lang == "zh":
