@@ -20,7 +20,8 @@ from typing import Any
 from pipeline.atomic import write_atomic
 from pipeline.config import PageConfig, load_config
 from pipeline.errors import OutputError, PlanError, SourceError, TujieError, Violation
-from pipeline.plan import Plan, check_plan, dump_plan, load_plan, parse_plan
+from pipeline.plan import Plan, dump_plan, load_plan, parse_plan
+from pipeline.plan_rules import check_plan
 from pipeline.sources import Corpus
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -301,7 +302,7 @@ def _links_expired(path: Path) -> bool:
 
 
 def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
-    from pipeline.plan import plan_violations
+    from pipeline.plan_rules import plan_violations
     from pipeline.simstage import load_results, needed_presets, run_sim, write_results
 
     sim_dir = build.dir / "sim"

@@ -11,7 +11,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipeline.browser import Measurement
-from pipeline.plan import MAX_BODY_SENTENCES, caption_length, count_sentences
+from pipeline.plan import MAX_BODY_SENTENCES
+from pipeline.plan_rules import caption_length, count_sentences
 
 Box = list[float]  # [x, y, width, height] in page CSS px
 

@@ -142,7 +142,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from pipeline.build import _apply_config, stage_ingest
-    from pipeline.plan import check_plan, load_plan
+    from pipeline.plan import load_plan
+    from pipeline.plan_rules import check_plan
     from pipeline.simstage import run_sim, scenario_catalogue
 
     build = _prepare(args)

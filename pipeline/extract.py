@@ -37,8 +37,8 @@ from pipeline.plan import (
     SceneKind,
     dump_plan,
     parse_plan,
-    plan_violations,
 )
+from pipeline.plan_rules import plan_violations
 from pipeline.pricing import estimate_cost, usage_dict
 from pipeline.prompting import (
     corpus_hash,

@@ -10,7 +10,8 @@ import pytest
 
 from pipeline.errors import PlanError
 from pipeline.ingest import ingest_folder
-from pipeline.plan import check_plan, parse_plan, plan_violations
+from pipeline.plan import parse_plan
+from pipeline.plan_rules import check_plan, plan_violations
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
 
@@ -72,14 +73,18 @@ def test_quote_not_in_source_rejected(plan_data, corpus):
     concept = next(i for i, c in enumerate(data["concepts"]) if c["citations"])
     data["concepts"][concept]["citations"][0]["quote"] = "这句话在任何一篇文章里都不存在。"
     found = violations(data, corpus)
-    assert any(v.startswith(f"concepts[{concept}].citations[0].quote: not found") for v in found), found
+    assert any(v.startswith(f"concepts[{concept}].citations[0].quote: not found") for v in found), (
+        found
+    )
 
 
 def test_forward_solves_reference_rejected(plan_data, corpus):
     data = copy.deepcopy(plan_data)
     data["concepts"][3]["solves_problem_of"] = data["concepts"][5]["id"]
     found = violations(data, corpus)
-    assert any(v.startswith("concepts[3].solves_problem_of:") and "backwards" in v for v in found), found
+    assert any(
+        v.startswith("concepts[3].solves_problem_of:") and "backwards" in v for v in found
+    ), found
 
 
 def test_number_without_a_quote_rejected(plan_data, corpus):
