@@ -12,6 +12,9 @@ from typing import Any
 
 from sim.api import run_workload
 from sim.cast import cast_requests, comic_engine
+from sim.config import CostConfig
+from sim.cost import StepWork
+from sim.cost.models import RooflineCost
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 
@@ -179,13 +182,26 @@ def preset_workload(name: str) -> dict[str, Any]:
 
 
 def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:
-    """Decode-step time and decode tokens/s of the roofline scenario (steps after the prefill)."""
+    """Decode-step time, its two roofline halves and decode tokens/s of the roofline scenario
+    (averaged over the steps after the prefill). The halves come from the same cost model that
+    timed the steps (`t = max(compute, memory) + overhead`), so a drawing need not estimate them."""
     decode = [s for s in trace["steps"][1:] if all(n == 1 for n in s["scheduled"].values())]
     step_ms = sum(s["end"] - s["start"] for s in decode) / len(decode)
     batch = len(decode[0]["scheduled"])
+    cost = {k: v for k, v in trace["cost"].items() if k not in ("kind", "time_unit")}
+    model = RooflineCost(CostConfig(kind="roofline", **cost))
+    # `computed` is recorded after the step: it already includes the step's new tokens, which is
+    # the context the engine charged (computed before + scheduled).
+    works = [
+        StepWork(sum(s["scheduled"].values()), sum(s["computed"][r] for r in s["scheduled"]))
+        for s in decode
+    ]
     return {
         "batch": batch,
         "decode_step_ms": round(step_ms, 3),
+        "decode_compute_ms": round(sum(model.compute_ms(w) for w in works) / len(works), 4),
+        "decode_memory_ms": round(sum(model.memory_ms(w) for w in works) / len(works), 4),
+        "decode_overhead_ms": float(model.overhead),
         "decode_tokens_per_s": round(batch / step_ms * 1000.0, 1),
     }
 

@@ -30,6 +30,7 @@ from pipeline.draw.showcase import (
     generic_concept,
     sample_concept,
 )
+from pipeline.errors import InputError
 from pipeline.plan import Concept, Panel, load_plan
 from pipeline.simstage import trace_values
 from sim.scenarios import run_preset
@@ -292,5 +293,16 @@ def test_roofline_numbers_come_from_the_trace() -> None:
         assert f"读显存 {fig['decode_step_ms']:.1f} 毫秒" in words
         assert f"每秒 {fig['decode_tokens_per_s']:.0f} 个" in words
         assert f"批里 {fig['batch']} 个请求" in words
+        calc = fig["decode_compute_ms"]
+        assert f"算 {calc:.2f} 毫秒" in words if calc < 0.095 else f"算 {calc:.1f} 毫秒" in words
         seen[variant] = fig
     assert seen["with"]["decode_step_ms"] < 1.3 * seen["without"]["decode_step_ms"]
+
+
+def test_roofline_refuses_a_trace_without_the_arithmetic_figures() -> None:
+    """The arithmetic sliver is the simulator's figure, never an estimate: a trace without
+    `figures` (any other scenario) is refused with a message naming the scenario to use."""
+    concept = sample_concept("arithmetic", "roofline", "zh")
+    trace = run_preset("batching/with", detail=True)
+    with pytest.raises(InputError, match="arithmetic scenario"):
+        draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")

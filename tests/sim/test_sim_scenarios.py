@@ -144,6 +144,22 @@ def test_arithmetic_decode_is_memory_bound() -> None:
     assert 4.7 < one["decode_step_ms"] < 4.9
 
 
+def test_arithmetic_figures_split_the_decode_step_into_compute_and_memory() -> None:
+    """The roofline halves of a decode step: memory is the whole step (t = max + overhead),
+    compute is a sliver that grows with the batch (32 tokens of math instead of 1)."""
+    without, with_ = pair("arithmetic")
+    for trace in (without, with_):
+        fig = trace["figures"]
+        bound = max(fig["decode_compute_ms"], fig["decode_memory_ms"]) + fig["decode_overhead_ms"]
+        assert abs(bound - fig["decode_step_ms"]) < 0.002
+        assert fig["decode_memory_ms"] > 4 * fig["decode_compute_ms"]  # memory-bound
+    one, many = without["figures"], with_["figures"]
+    # 2 * 8.03e9 FLOPs per token at 50% of 989 TFLOP/s: about 0.032 ms per token.
+    assert 0.03 < one["decode_compute_ms"] < 0.035
+    assert abs(many["decode_compute_ms"] / one["decode_compute_ms"] - 32) < 0.5
+    assert many["decode_memory_ms"] > one["decode_memory_ms"]  # 32 KV caches to read, not 1
+
+
 BATCHING_WITH_TABLE = """\
 batching/with
 step     |  1  2   3  4  5  6  7  8

@@ -1,9 +1,9 @@
 """roofline: why decode is memory-bound, told as one decode step on a time axis.
 
 Two bars on the same axis: how long the step reads memory (weights + KV: the whole step) and how
-long its arithmetic takes (a sliver, estimated from the trace's own compute-bound prefill step).
+long its arithmetic takes (a sliver: the roofline cost model's compute half of that step).
 Batch 1 and batch 32 use the same axis, so the pair shows the step barely grows while tokens/s
-multiply. Every number comes from the trace (`figures` when present, else its decode steps).
+multiply. Every number comes from the trace's `figures` (sim.scenarios.arithmetic_figures).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import FAINT, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import SCENE_X0, SceneContext, SceneResult
+from pipeline.errors import InputError
 
 AXIS_X0, AXIS_X1 = 34.0, 360.0
 HEAD_CY = 27.0
@@ -26,6 +27,7 @@ AXIS_Y = 150.0
 RATE_CY = 186.0
 MIN_SLIVER = 3.0  # px: the batch-1 arithmetic is too short to see at scale; still show it
 MAX_RIDERS = 3
+FIGURE_KEYS = ("batch", "decode_step_ms", "decode_tokens_per_s", "decode_compute_ms")
 HEADROOM = 1.08  # the axis ends a little past the step
 NICE = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 TICK_OF = {1.0: 0.5, 2.0: 0.5, 3.0: 1.0, 4.0: 1.0, 5.0: 1.0, 6.0: 2.0, 8.0: 2.0, 10.0: 2.0}
@@ -54,20 +56,22 @@ def _nice_axis(v: float) -> tuple[float, float]:
 
 
 def read_figures(trace: Mapping[str, Any]) -> tuple[int, float, float, float]:
-    """(batch, decode step ms, tokens/s, arithmetic ms of that step) from the trace.
-
-    The arithmetic time is estimated from the trace's prefill step, which is compute-bound: its
-    time per prompt token, times the tokens in one decode step (one per request)."""
-    steps = trace["steps"]
-    decode = [s for s in steps[1:] if s["scheduled"] and all(n == 1 for n in s["scheduled"].values())]
+    """(batch, decode step ms, tokens/s, arithmetic ms of that step) from the trace's `figures`,
+    which the simulator computes with the cost model that timed the steps."""
     fig = trace.get("figures") or {}
-    batch = int(fig.get("batch") or len(decode[0]["scheduled"]))
-    step_ms = float(fig.get("decode_step_ms") or decode[0]["end"] - decode[0]["start"])
-    rate = float(fig.get("decode_tokens_per_s") or batch / step_ms * 1000.0)
-    prefill = steps[0]
-    prefill_tokens = sum(prefill["scheduled"].values()) or 1
-    per_token = (prefill["end"] - prefill["start"]) / prefill_tokens
-    return batch, step_ms, rate, min(step_ms, per_token * batch)
+    missing = [k for k in FIGURE_KEYS if k not in fig]
+    if missing:
+        scenario = (trace.get("scenario") or {}).get("id", "?")
+        raise InputError(
+            f"roofline scene: trace of scenario {scenario!r} has no figures {missing}; "
+            "draw it from the arithmetic scenario (sim.scenarios.run_preset('arithmetic/...'))"
+        )
+    return (
+        int(fig["batch"]),
+        float(fig["decode_step_ms"]),
+        float(fig["decode_tokens_per_s"]),
+        float(fig["decode_compute_ms"]),
+    )
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
@@ -121,10 +125,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     floor=None)
     if ctx.lang == "zh":
         desc = (f"批里 {batch} 个请求的一步解码用时 {_ms(step_ms)} 毫秒，几乎全在读显存；"
-                f"真正的计算约 {_ms(calc_ms)} 毫秒（按预填充步每个令牌的用时估算）；"
+                f"真正的计算只要 {_ms(calc_ms)} 毫秒；"
                 f"每秒出 {rate:.0f} 个令牌。")
     else:
         desc = (f"One decode step with a batch of {batch} takes {_ms(step_ms)} ms, almost all of it "
-                f"reading memory; the arithmetic takes about {_ms(calc_ms)} ms (estimated from the "
-                f"prefill step's time per token); {rate:,.0f} tokens/s.")
+                f"reading memory; the arithmetic takes only {_ms(calc_ms)} ms; {rate:,.0f} tokens/s.")
     return SceneResult(desc, True)
