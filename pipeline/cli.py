@@ -49,8 +49,8 @@ def _prepare(args: argparse.Namespace) -> Any:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipeline.build import run_build
     from pipeline.errors import BuildProblems
+    from pipeline.stages import run_build
 
     console = _console(args.json)
     build = _prepare(args)
@@ -93,7 +93,7 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pipeline.build import stage_ingest
+    from pipeline.stages import stage_ingest
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -111,10 +111,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.atomic import write_atomic
-    from pipeline.build import _apply_config, stage_ingest
     from pipeline.extract import extract_plan, format_usage
     from pipeline.plan import dump_plan
     from pipeline.simstage import scenario_catalogue
+    from pipeline.stages import apply_config, stage_ingest
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -126,7 +126,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         scenarios=scenario_catalogue(),
         refresh=args.refresh,
     )
-    plan = _apply_config(result.plan, build.config)
+    plan = apply_config(result.plan, build.config)
     path = build.dir / "plan.json"
     write_atomic(path, dump_plan(plan))
     console = _console(args.json)
@@ -141,15 +141,15 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pipeline.build import _apply_config, stage_ingest
     from pipeline.plan import load_plan
     from pipeline.plan_rules import check_plan
     from pipeline.simstage import run_sim, scenario_catalogue
+    from pipeline.stages import apply_config, stage_ingest
 
     build = _prepare(args)
     corpus = stage_ingest(build)
     path = Path(args.plan) if args.plan else build.src / "plan.json"
-    plan = _apply_config(load_plan(path), build.config)
+    plan = apply_config(load_plan(path), build.config)
     check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
     sim = run_sim(plan)
     check_plan(
@@ -163,7 +163,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from pipeline.build import stage_ingest, stage_links, stage_plan
+    from pipeline.stages import stage_ingest, stage_links, stage_plan
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -181,7 +181,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from pipeline.build import run_build
+    from pipeline.stages import run_build
 
     build = _prepare(args)
     run_build(build, until="render")

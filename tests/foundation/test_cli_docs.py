@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pipeline.build import technique_violations
 from pipeline.cli import build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
 from pipeline.plan import parse_plan
+from pipeline.stages import technique_violations
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -27,7 +27,9 @@ def test_every_command_is_documented():
 
 def test_readme_exit_code_table_matches_the_code():
     rows = dict(re.findall(r"^\| (\d) \| (.+?) \|$", README, flags=re.M))
-    assert set(rows) == {str(c) for c in (EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_LLM)}
+    assert set(rows) == {
+        str(c) for c in (EXIT_OK, EXIT_PROBLEMS, EXIT_INPUT, EXIT_ENVIRONMENT, EXIT_LLM)
+    }
     assert "bad input" in rows[str(EXIT_INPUT)]
     assert "missing" in rows[str(EXIT_ENVIRONMENT)]
 
