@@ -11,7 +11,7 @@ import math
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.palette import FAINT, INK, PAPER, TINT_OPACITY, colour
+from pipeline.draw.palette import BEAN_INK, FAINT, INK, PAPER, TINT_OPACITY, colour, tint
 from pipeline.draw.svg import num
 
 BEAN_W, BEAN_H = 26.0, 32.0
@@ -38,47 +38,44 @@ def bean_outline(cx: float, cy: float) -> list[tuple[float, float]]:
 
 
 def _face(cv: Canvas, eid: str, cx: float, cy: float, state: str) -> None:
+    """Eyes and mouth in the bean ink (dark on the bright chalk bodies of the dark theme)."""
     ey = cy - 8.5
     rng = cv.rng(f"{eid}/face")
+
+    def pen(d: str, width: float) -> None:
+        cv.stroke(d, BEAN_INK, width=width)
+
     if state == "freed":
         for ex in (cx - 5, cx + 5):
-            cv.stroke(
+            pen(
                 rough.line(rng, (ex - 2, ey - 2), (ex + 2, ey + 2), 0.2, 1)
                 + rough.line(rng, (ex + 2, ey - 2), (ex - 2, ey + 2), 0.2, 1),
-                width=1.3,
+                1.3,
             )
-        cv.stroke(
+        pen(
             rough.curve(
                 rng,
                 [(cx - 4, cy - 2), (cx - 1.5, cy - 3.5), (cx + 1.5, cy - 1.5), (cx + 4, cy - 3)],
                 0.1,
                 1,
             ),
-            width=1.2,
+            1.2,
         )
         return
     if state == "idle":
         for ex in (cx - 5, cx + 5):
-            cv.stroke(
-                rough.curve(rng, [(ex - 2.2, ey), (ex, ey + 1.3), (ex + 2.2, ey)], 0.1, 1),
-                width=1.2,
-            )
-        cv.stroke(rough.line(rng, (cx - 2.5, cy - 3), (cx + 2.5, cy - 3), 0.2, 1), width=1.2)
+            pen(rough.curve(rng, [(ex - 2.2, ey), (ex, ey + 1.3), (ex + 2.2, ey)], 0.1, 1), 1.2)
+        pen(rough.line(rng, (cx - 2.5, cy - 3), (cx + 2.5, cy - 3), 0.2, 1), 1.2)
         return
     eye_r = 2.0 if state == "new" else 1.6
-    cv.dot(cx - 5, ey, eye_r)
-    cv.dot(cx + 5, ey, eye_r)
+    cv.dot(cx - 5, ey, eye_r, BEAN_INK)
+    cv.dot(cx + 5, ey, eye_r, BEAN_INK)
     if state == "new":
-        cv.stroke(rough.ellipse(rng, cx, cy - 2.8, 1.9, 2.2, 0.1, 1), width=1.2)
+        pen(rough.ellipse(rng, cx, cy - 2.8, 1.9, 2.2, 0.1, 1), 1.2)
     elif state == "running":
-        cv.stroke(
-            rough.curve(rng, [(cx - 4.5, cy - 4), (cx, cy - 1), (cx + 4.5, cy - 4)], 0.1, 1),
-            width=1.3,
-        )
+        pen(rough.curve(rng, [(cx - 4.5, cy - 4), (cx, cy - 1), (cx + 4.5, cy - 4)], 0.1, 1), 1.3)
     else:  # stored: calm, a small contented line
-        cv.stroke(
-            rough.curve(rng, [(cx - 3, cy - 3), (cx, cy - 2), (cx + 3, cy - 3)], 0.1, 1), width=1.2
-        )
+        pen(rough.curve(rng, [(cx - 3, cy - 3), (cx, cy - 2), (cx + 3, cy - 3)], 0.1, 1), 1.2)
 
 
 def symbol_id(name: str) -> str:
@@ -101,7 +98,14 @@ def bean(
     eid = eid or f"bean-{letter}-{num(cx)}-{num(cy)}"
     cv.use(symbol_id(f"bean-{state}"), cx, cy)
     cv.layout.place(
-        letter, x=cx, cy=cy + 6.5, role="name", size=BEAN_LETTER_SIZE, floor=None, max_width=BEAN_W
+        letter,
+        x=cx,
+        cy=cy + 6.5,
+        role="name",
+        size=BEAN_LETTER_SIZE,
+        floor=None,
+        max_width=BEAN_W,
+        fill=BEAN_INK,
     )
     if focus:
         focus_ring(cv, f"{eid}/focus", cx, cy + 2, BEAN_W / 2 + FOCUS_PAD, BEAN_H / 2 + FOCUS_PAD)
@@ -113,8 +117,7 @@ def bean_body(cv: Canvas, cx: float, cy: float, state: str, eid: str) -> None:
     pts = bean_outline(cx, cy)
     cv.shape(
         rough.blob(rng, pts, ICON_ROUGHNESS, 1),
-        fill=colour(state),
-        opacity=TINT_OPACITY,
+        fill=tint(state),
         colour=colour("freed") if state == "freed" else INK,
         width=1.6,
         dashed=state == "freed",

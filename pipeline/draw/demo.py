@@ -16,10 +16,14 @@ from pipeline.draw.showcase import SCENE_FOR, demo_sections
 LIGHT = (
     "--paper:#fbf8ef;--ink:#2b2b2b;--run:#2f9e44;--new:#e8590c;--stored:#1971c2;"
     "--freed:#e03131;--idle:#868e96;--accent:#c92a2a;--faint:#a5c8e4;"
+    "--run-tint:#b6d3b7;--new-tint:#f2cdaa;--stored-tint:#b6cbe0;--freed-tint:#ebb9b1;"
+    "--idle-tint:#d8d6cf;--bean-ink:#2b2b2b;"
 )
 DARK = (
     "--paper:#1f2a24;--ink:#eeeee4;--run:#8ce99a;--new:#ffa94d;--stored:#74c0fc;"
     "--freed:#ff8787;--idle:#adb5bd;--accent:#ff6b6b;--faint:#4d6b5c;"
+    "--run-tint:#9bdca4;--new-tint:#ffbd7a;--stored-tint:#9cc6f5;--freed-tint:#f6d4d0;"
+    "--idle-tint:#b4bab3;--bean-ink:#1c2520;"
 )
 CSS = (
     "body{margin:0;font-family:sans-serif}"

@@ -39,7 +39,7 @@ GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("TUJIE_UPDATE_GOLDEN") == "1"
 NS = "{http://www.w3.org/2000/svg}"
 ALLOWED_COLOURS = re.compile(
-    r'(?:fill|stroke)="(?!none"|var\(--(?:ink|paper|run|new|stored|freed|idle|accent|faint)\)")'
+    r'(?:fill|stroke)="(?!none"|var\(--(?:ink|paper|run|new|stored|freed|idle|accent|faint|(?:run|new|stored|freed|idle)-tint|bean-ink)\)")'
 )
 # scene kind -> the real preset its golden file is drawn from
 GOLDEN_CASES = [
@@ -306,3 +306,27 @@ def test_roofline_refuses_a_trace_without_the_arithmetic_figures() -> None:
     trace = run_preset("batching/with", detail=True)
     with pytest.raises(InputError, match="arithmetic scenario"):
         draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")
+
+
+def test_bean_bodies_are_solid_theme_tints_with_faces_in_bean_ink() -> None:
+    """The beans are `<use>` clones a page rule cannot re-tint, so each body is filled with its
+    state's per-theme tint variable at full strength (no fill-opacity muddying it on the dark
+    board), the face is drawn in `--bean-ink`, and so is every bean's letter."""
+    defs = ET.fromstring(draw_symbol_defs("zh"))
+    groups = {g.get("id"): g for g in defs.iter(f"{NS}g")}
+    short = {"running": "run", "new": "new", "stored": "stored", "freed": "freed", "idle": "idle"}
+    for state, name in short.items():
+        group = groups[f"tj-bean-{state}"]
+        fills = [el for el in group.iter() if el.get("fill") not in (None, "none")]
+        body = [el for el in fills if el.get("fill") == f"var(--{name}-tint)"]
+        assert len(body) == 1 and body[0].get("fill-opacity") is None
+        eyes = [el for el in fills if el.tag == f"{NS}circle"]
+        assert all(el.get("fill") == "var(--bean-ink)" for el in eyes)
+        face = [el for el in group.iter(f"{NS}path") if el.get("stroke") == "var(--bean-ink)"]
+        assert face, f"{state}: the mouth is drawn in the bean ink"
+        if state == "freed":
+            assert body[0].get("stroke") == "var(--freed)" and body[0].get("stroke-dasharray")
+    root = ET.fromstring(_panel_svg("timeline", "batching", "with"))
+    parents = {c: p for p in root.iter() for c in p}
+    letters = [t for t in root.iter(f"{NS}text") if t.get("data-role") == "name"]
+    assert letters and all(parents[t].get("fill") == "var(--bean-ink)" for t in letters)

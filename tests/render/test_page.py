@@ -310,3 +310,22 @@ def test_reading_minutes_come_only_from_the_page_itself() -> None:
     # A saved copy of the page: its 900 Chinese characters at 300 a minute.
     assert reading_minutes(url, corpus, None) == 3
     assert reading_minutes(url, corpus, fixture_links()) == 3  # not in the link report
+
+
+def test_every_drawing_colour_is_defined_for_both_themes_and_print(html: str) -> None:
+    """The drawings name colours only through the palette's CSS variables: each must be set in
+    the light root, the dark (chalkboard) root and the print block, or a bean goes unpainted."""
+    from pipeline.draw.palette import ALL_VARIABLES
+
+    style = re.search(r"<style[^>]*>(.*?)</style>", html, re.S)
+    assert style is not None
+    css = style.group(1)
+    blocks = {
+        "light": re.search(r":root\{([^}]*)\}", css),
+        "dark": re.search(r':root\[data-theme="dark"\]\{([^}]*)\}', css),
+        "print": re.search(r"@media print\{:root,:root\[data-theme=\"dark\"\]\{([^}]*)\}", css),
+    }
+    for theme, block in blocks.items():
+        assert block is not None, theme
+        defined = set(re.findall(r"(--[a-z-]+):", block.group(1)))
+        assert not set(ALL_VARIABLES) - defined, f"{theme}: {set(ALL_VARIABLES) - defined}"
