@@ -210,8 +210,11 @@ def new_canvas(
     overrides: Mapping[str, Mapping[str, object]] | None = None,
     wobble: bool = True,
     shared_filter: str | None = None,
+    min_text: float = 0.0,
 ) -> Canvas:
-    layout = TextLayout(svg_id, width, height, inset, lang, owner, dict(overrides or {}))
+    layout = TextLayout(
+        svg_id, width, height, inset, lang, owner, dict(overrides or {}), min_size=min_text
+    )
     return Canvas(svg_id, width, height, layout, wobble, shared_filter)
 
 

@@ -7,6 +7,7 @@ anchor for the browser fix loop, and raises `FitError` (naming card and panel) r
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -138,6 +139,9 @@ class TextLayout:
     lang: str
     owner: str  # "card kv_cache, panel trouble": named in every FitError
     overrides: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    # Smallest font size a text may shrink to (layout or fix loop), whatever its floor says:
+    # panels render at ~0.82 scale on a phone and their words must stay legible there.
+    min_size: float = 0.0
     placed: list[PlacedText] = field(default_factory=list)
     counter: int = 0
 
@@ -200,6 +204,9 @@ class TextLayout:
         if isinstance(scale, int | float):
             size *= float(scale)
         room = max_width if max_width is not None else self.width - 2 * self.inset
+        if floor is not None and size > 0 and size * floor < self.min_size:
+            # rounded up to the tenth the markup carries, so data-floor never undercuts it
+            floor = min(1.0, math.ceil(self.min_size / size * 10) / 10)
         lines, size = self.fit(
             text, family, size, room, max_lines, floor if floor is not None else 1.0, role
         )

@@ -25,7 +25,7 @@ from pipeline.draw.scenes import (
     roofline,
     timeline,
 )
-from pipeline.draw.scenes.common import SceneContext, SceneResult
+from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
 from pipeline.plan import Concept, Panel
 from pipeline.plan_rules import fill_placeholders
@@ -73,7 +73,15 @@ def draw_panel(
     svg_id = f"{concept.id}-{side}"
     owner = f"card {concept.id}, panel {side}"
     cv = new_canvas(
-        svg_id, WIDTH, HEIGHT, INSET, lang, owner, overrides, shared_filter=shared_filter("p", svg_id)
+        svg_id,
+        WIDTH,
+        HEIGHT,
+        INSET,
+        lang,
+        owner,
+        overrides,
+        shared_filter=shared_filter("p", svg_id),
+        min_text=MIN_TEXT,
     )
     cv.use(symbol_id(f"frame-{rough.seed_int(svg_id, FRAME_VARIANTS)}"), 0, 0)
     rng = cv.rng("frame")

@@ -282,6 +282,53 @@ def test_narrow_diagrams_keep_words_readable_on_a_phone(lang: str) -> None:
         assert words == {t.text for t in ET.fromstring(wide).iter(f"{NS}text")}  # same content
 
 
+def _all_panels() -> list[tuple[str, str]]:
+    """(name, svg) of every panel of both example plans (zh, en) with their real traces, plus
+    every showcase scene in both languages and the generic panels."""
+    from pipeline.simstage import run_sim
+
+    out = []
+    for plan_path in (EXAMPLE_PLAN, EXAMPLE_PLAN.parent.parent / "llm-inference-en" / "plan.json"):
+        plan = load_plan(plan_path)
+        sim = run_sim(plan)
+        for c in plan.concepts:
+            for side, panel in (("trouble", c.trouble), ("fix", c.fix)):
+                svg = draw_panel(c, side, panel, sim.panel_trace(panel), sim.values(panel),
+                                 lang=plan.lang)
+                out.append((f"{plan.lang} {c.id}/{side}", svg))
+    for lang in ("zh", "en"):
+        for scene, scenario in GOLDEN_CASES:
+            for variant in ("without", "with"):
+                out.append((f"{lang} {scene}/{scenario}/{variant}",
+                            _panel_svg(scene, scenario, variant, lang)))
+        concept = generic_concept(lang)
+        for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
+            out.append((f"{lang} generic/{side}",
+                        draw_panel(concept, side, panel, None, {}, lang=lang)))
+    return out
+
+
+def test_panel_words_stay_readable_on_a_phone() -> None:
+    """On a 390 px phone a panel renders PHONE_PANEL_PX wide (the 362 px column minus the card's
+    padding and border): every word of every panel, including what the fix loop may shrink it
+    to (data-floor), must still come out at >= 11 px there."""
+    from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX
+    from tests.draw.test_layout_props import inherited
+
+    scale = PHONE_PANEL_PX / 400
+    seen = 0
+    for name, svg in _all_panels():
+        root = ET.fromstring(svg)
+        parents = {c: p for p in root.iter() for c in p}
+        for t in root.iter(f"{NS}text"):
+            size = float(inherited(t, "font-size", parents, "0"))
+            floor = float(t.get("data-floor") or 1.0)
+            px = size * floor * scale
+            assert px >= MIN_PHONE_PX, f"{name}: {t.get('id')} {''.join(t.itertext())!r} {px:.1f} px"
+            seen += 1
+    assert seen > 500
+
+
 def test_roofline_numbers_come_from_the_trace() -> None:
     """The memory-bound pair: the step time, arithmetic sliver and tokens/s of each variant are
     the trace's figures; batch 32's step is barely longer than batch 1's."""

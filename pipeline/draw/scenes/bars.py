@@ -52,7 +52,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     rng = cv.rng("crate")
     cv.stroke(rough.rect(rng, 30, 158, 60, 26, 0.6), width=1.4)
     cv.stroke(rough.hachure(rng, rough.rect_poly(30, 158, 60, 26), 6), FAINT, width=0.8)
-    cv.layout.place(crate_word, x=60, cy=171, role="label", size=SMALL_SIZE + 2, floor=None)
+    cv.layout.place(crate_word, x=60, cy=171, role="label", size=SMALL_SIZE, floor=None)
     cv.stroke(rough.arrow(cv.rng("crate-arrow"), (60, 156), (60, BAR_Y + 26), 0.4, 0, 5), width=1.2)
     w = dt * scale
     cv.fill(poly_d(rough.rect_poly(BAR_X0, BAR_Y, w, BAR_H)), colour("running"), TINT_OPACITY)
@@ -61,7 +61,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         f"一步 {fmt(dt)} {_unit(ctx)}" if ctx.lang == "zh" else f"one step {fmt(dt)} {_unit(ctx)}"
     )
     cv.layout.place(
-        label, x=BAR_X0 + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE + 3, floor=None
+        label, x=BAR_X0 + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE + 0.5, floor=None
     )
     shown = min(n, MAX_BEANS)
     for k in range(shown):
@@ -81,7 +81,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x=BAR_X0 + 16 + shown * BEAN_STEP,
             cy=BAR_Y - 24,
             role="label",
-            size=SMALL_SIZE + 5,
+            size=SMALL_SIZE + 2.5,
             anchor="start",
             floor=None,
         )
@@ -96,13 +96,13 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=BAR_X0,
         cy=BAR_Y + BAR_H + 22,
         role="label",
-        size=SMALL_SIZE + 4,
+        size=SMALL_SIZE + 1.5,
         anchor="start",
         floor=None,
     )
     head = f"一次解码 {n} 个请求" if ctx.lang == "zh" else f"one decode step, batch of {n}"
     cv.layout.place(
-        head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE + 2, anchor="start", floor=None
+        head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE, anchor="start", floor=None
     )
     if ctx.lang == "zh":
         desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{_unit(ctx)} {fmt(rate)} 个令牌。"

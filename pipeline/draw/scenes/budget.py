@@ -6,8 +6,10 @@ line. Used for chunked prefill, token budgets, prefill-first stalls.
 
 from __future__ import annotations
 
+from pipeline import fonts
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
+from pipeline.draw.layout import GAP, vertical_metrics
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.scenes.common import (
     SCENE_TOP,
@@ -25,8 +27,7 @@ from pipeline.draw.scenes.key import draw_key
 PLOT_X0 = SCENE_X0 + 26
 PLOT_Y1 = 178.0  # bar baseline
 PLOT_TOP = SCENE_TOP + 12
-HEADROOM = 1.15
-MIN_LABEL_H = 16.0  # a Patrick Hand 11 px box is ~15 px tall
+HEADROOM = 1.05  # little room above the tallest bar: the bars get the height for labels
 BAR_FILL = 0.62  # share of a column the bar takes
 
 
@@ -40,6 +41,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     scale = (PLOT_Y1 - PLOT_TOP) / top
     pitch = (SCENE_X1 - PLOT_X0) / max(len(cols), 1)
     bar_w = pitch * BAR_FILL
+    # a segment is labelled only if its label box (font ascent + descent) and the gap fit in it,
+    # so the labels of two stacked segments never touch
+    min_label_h = SMALL_SIZE * sum(vertical_metrics(fonts.HAND_EN)) + GAP
     draw_key(cv, ctx, ["new", "running"])
     rng = cv.rng("axes")
     cv.stroke(rough.line(rng, (PLOT_X0 - 4, PLOT_Y1), (SCENE_X1, PLOT_Y1), 0.5, 2), width=1.4)
@@ -57,15 +61,14 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 colour=colour(kind),
                 width=1.2,
             )
-            if h >= MIN_LABEL_H and bar_w >= 9:
-                label = rid if n == 1 or h < 2 * MIN_LABEL_H else f"{rid}{n}"
-                size = min(SMALL_SIZE, h - 1)
+            if h >= min_label_h and bar_w >= 9:
+                label = rid if n == 1 or h < 2 * min_label_h else f"{rid}{n}"
                 cv.layout.place(
                     label,
                     x=x + bar_w / 2,
                     cy=y - h / 2,
                     role="label",
-                    size=size,
+                    size=SMALL_SIZE,
                     floor=None,
                     max_width=bar_w + 2 if len(label) == 1 else pitch,
                     fill=INK,
@@ -90,7 +93,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=PLOT_X0 - 8,
         cy=line_y - 9,
         role="label",
-        size=SMALL_SIZE + 1,
+        size=SMALL_SIZE,
         anchor="start",
         floor=None,
         alts=[(PLOT_X0 - 8, line_y + 9), (SCENE_X1 - 60, line_y - 9)],

@@ -22,6 +22,7 @@ AXIS_Y = 150.0
 AXIS_X0, AXIS_X1 = SCENE_X0 + 14, SCENE_X1 - 14
 BRACKET_Y = 96.0
 MAX_GAP_LABELS = 6
+GAP_LABEL_DY = 22.5  # under the gap arcs, clear of the "gaps" / "time" words below
 
 
 def pick_request(ctx: SceneContext) -> str:
@@ -55,7 +56,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=AXIS_X1 + 4,
         cy=AXIS_Y + 43,
         role="axis",
-        size=SMALL_SIZE + 1,
+        size=SMALL_SIZE,
         anchor="end",
         floor=None,
     )
@@ -83,7 +84,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x=(ax + fx) / 2,
             cy=BRACKET_Y - 14,
             role="label",
-            size=SMALL_SIZE + 3,
+            size=SMALL_SIZE + 0.5,
             floor=None,
             alts=[(max(ax, fx) + 40, BRACKET_Y - 14)],
         )
@@ -120,7 +121,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             width=1.1,
         )
         cv.layout.try_place(
-            fmt(g), x=mid, cy=AXIS_Y + 24, role="label", size=SMALL_SIZE, floor=None
+            fmt(g), x=mid, cy=AXIS_Y + GAP_LABEL_DY, role="label", size=SMALL_SIZE, floor=None
         )
     itl_word = "间隔" if ctx.lang == "zh" else "gaps"
     if gaps:

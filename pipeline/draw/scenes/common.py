@@ -21,8 +21,12 @@ SCENE_TOP = 42.0  # below the top strip: the 示意值 tag (right) and a small k
 KEY_CY = 27.0
 MAX_LANES = 5
 MAX_STEPS = 14
-LABEL_SIZE = 13.0
-SMALL_SIZE = 11.0
+# A panel renders 327 px wide in the 390 px phone layout (362 px column minus the card's padding
+# and border), a 0.82 scale: 13.5 units is the smallest size that still comes out at 11 px.
+PHONE_PANEL_PX = 327.0
+MIN_PHONE_PX = 11.0
+MIN_TEXT = 13.5
+SMALL_SIZE = MIN_TEXT  # tick numbers, cell counts, key words: the smallest text in a panel
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {

@@ -13,7 +13,7 @@ from pipeline.draw.scenes.common import KEY_CY, SCENE_X0, SMALL_SIZE, SceneConte
 
 SWATCH = 11.0
 KEY_GAP = 8.0
-TAG_SIZE = 12.0
+TAG_SIZE = SMALL_SIZE
 TAG_RIGHT = 384.0
 
 KEY_WORDS = {
@@ -79,7 +79,7 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
             x=x + SWATCH + 3,
             cy=KEY_CY,
             role="label",
-            size=SMALL_SIZE + 1,
+            size=SMALL_SIZE,
             anchor="start",
             floor=None,
         )

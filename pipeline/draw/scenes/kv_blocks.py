@@ -84,7 +84,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=SCENE_X0,
         cy=SCENE_TOP + 6,
         role="label",
-        size=SMALL_SIZE + 2,
+        size=SMALL_SIZE,
         anchor="start",
         floor=None,
     )
@@ -103,7 +103,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x=SCENE_X0,
             cy=GRID_Y0 + rows * ROW_PITCH - 4,
             role="label",
-            size=SMALL_SIZE + 1,
+            size=SMALL_SIZE,
             anchor="start",
             floor=None,
         )
@@ -114,7 +114,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x=WAIT_X,
             cy=SCENE_TOP + 6,
             role="label",
-            size=SMALL_SIZE + 2,
+            size=SMALL_SIZE,
             floor=None,
         )
         for k, rid in enumerate(waiting):
@@ -185,7 +185,7 @@ def _block(
             x=x + w / 2,
             cy=y + BLOCK_H / 2,
             role="label",
-            size=SMALL_SIZE + 3,
+            size=SMALL_SIZE + 0.5,
             floor=None,
             fill=INK,
         )

@@ -74,12 +74,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=SCENE_X0,
         cy=KEY_CY,
         role="label",
-        size=SMALL_SIZE + 2,
+        size=SMALL_SIZE,
         anchor="start",
         floor=None,
     )
     cv.layout.place(
-        ctx.word("wait_q"), x=62, cy=WAIT_Y - 30, role="label", size=SMALL_SIZE + 2, floor=None
+        ctx.word("wait_q"), x=62, cy=WAIT_Y - 30, role="label", size=SMALL_SIZE, floor=None
     )
     for k, rid in enumerate(waiting[:MAX_WAIT]):
         cast.bean(
@@ -114,7 +114,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x=Q_X + 12,
             cy=cy,
             role="label",
-            size=SMALL_SIZE + 2,
+            size=SMALL_SIZE,
             anchor="start",
             max_width=150,
         )
@@ -139,7 +139,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         x=SCENE_X0 + 4,
         cy=BATCH_Y - 30,
         role="label",
-        size=SMALL_SIZE + 2,
+        size=SMALL_SIZE,
         anchor="start",
         floor=None,
     )
