@@ -329,6 +329,22 @@ def test_panel_words_stay_readable_on_a_phone() -> None:
     assert seen > 500
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_step_strips_stay_readable_across_the_phone_column(lang: str) -> None:
+    """On a phone the walkthrough strip spans the whole 362 px column (page.css puts it below
+    the step's number and sentence): all its words, letters included, come out at >= 11 px."""
+    from tests.draw.test_layout_props import inherited
+
+    trace = run_preset("chunked_prefill/with", detail=True)
+    for step in trace["steps"]:
+        root = ET.fromstring(draw_step_strip(trace, step["index"], lang=lang, focus=["D"]))
+        scale = PHONE_COLUMN_PX / float((root.get("viewBox") or "").split()[2])
+        parents = {c: p for p in root.iter() for c in p}
+        for t in root.iter(f"{NS}text"):
+            px = float(inherited(t, "font-size", parents, "0")) * scale
+            assert px >= MIN_PHONE_TEXT_PX, f"{t.get('id')} renders at {px:.1f} px"
+
+
 def test_roofline_numbers_come_from_the_trace() -> None:
     """The memory-bound pair: the step time, arithmetic sliver and tokens/s of each variant are
     the trace's figures; batch 32's step is barely longer than batch 1's."""
