@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -31,14 +32,14 @@ class StepPlan:
     preempted: list[Request] = field(default_factory=list)
 
 
-class Scheduler:
+class Scheduler(ABC):
     """Base policy: subclasses implement `schedule`; finishing frees KV at once."""
 
     name = "base"
 
+    @abstractmethod
     def schedule(self, state: SchedulerState) -> StepPlan:
         """Decide the next step (mutates queues and KV allocations)."""
-        raise NotImplementedError
 
     def after_compute(self, state: SchedulerState, plan: StepPlan) -> None:
         """Hook after computed counts grew and tokens were emitted (default: nothing)."""
