@@ -41,7 +41,7 @@ class Scheduler(ABC):
     def schedule(self, state: SchedulerState) -> StepPlan:
         """Decide the next step (mutates queues and KV allocations)."""
 
-    def after_compute(self, state: SchedulerState, plan: StepPlan) -> None:
+    def after_compute(self, state: SchedulerState, plan: StepPlan) -> None:  # noqa: B027 (optional hook)
         """Hook after computed counts grew and tokens were emitted (default: nothing)."""
 
     def finish(self, state: SchedulerState, req: Request) -> None:
