@@ -27,15 +27,8 @@ os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
 
 from pyppeteer import launch  # noqa: E402  (the env var above must be set first)
 
-CHROME_ENV = "CHROME_PATH"
-DEFAULT_CHROME_CANDIDATES: tuple[str, ...] = (
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-    "/usr/bin/google-chrome",
-    "/usr/bin/google-chrome-stable",
-)
-PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-INSTALL_HINT = "apt-get install chromium fonts-wqy-microhei (or set CHROME_PATH)"
+from pipeline.envsetup import CHROME_ENV, INSTALL_HINT, is_executable, locate_chrome  # noqa: E402
+
 CHROME_FLAGS = (
     "--no-sandbox",
     "--disable-gpu",
@@ -65,29 +58,19 @@ LOCAL_SCHEMES = ("data:", "blob:", "about:")
 
 
 def find_chrome(candidates: Sequence[str] | None = None) -> Path:
-    """The Chromium/Chrome executable: `CHROME_PATH`, else the first existing candidate (the
-    usual Debian/Ubuntu/Google paths, then PATH). `candidates=[]` means "no defaults" (tests)."""
+    """The Chromium/Chrome executable (`pipeline.envsetup.locate_chrome`): `CHROME_PATH`, else
+    the usual paths, then PATH. `candidates=[]` means "no defaults" (tests)."""
     wanted = os.environ.get(CHROME_ENV)
-    if wanted:
-        path = Path(wanted)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
+    if wanted and not is_executable(wanted):
         # An explicit setting that is wrong is an error, not a hint to silently use another one.
         raise EnvironmentMissing(
             f"{CHROME_ENV}={wanted} is not an executable Chromium; fix or unset it, "
             f"or install one: {INSTALL_HINT}"
         )
-    names = list(DEFAULT_CHROME_CANDIDATES) if candidates is None else list(candidates)
-    for name in names:
-        path = Path(name)
-        if path.is_file() and os.access(path, os.X_OK):
-            return path
-    if candidates is None:
-        for name in PATH_NAMES:
-            found = shutil.which(name)
-            if found:
-                return Path(found)
-    raise EnvironmentMissing(f"no Chromium or Chrome found; install one: {INSTALL_HINT}")
+    found = locate_chrome(candidates)
+    if found is None:
+        raise EnvironmentMissing(f"no Chromium or Chrome found; install one: {INSTALL_HINT}")
+    return Path(found)
 
 
 def axe_source() -> str:

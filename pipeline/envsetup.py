@@ -2,6 +2,8 @@
 apt-get when we are root on Debian/Ubuntu, otherwise stop and say exactly what to install.
 
 Runs with the standard library only and does nothing (and downloads nothing) when all is present.
+`locate_chrome` is the one Chromium lookup: the browser module uses it too, so set-up and the
+browser check always agree on which browser exists.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 CHROME_CANDIDATES = (
@@ -18,6 +21,8 @@ CHROME_CANDIDATES = (
     "/usr/bin/google-chrome",
     "/usr/bin/google-chrome-stable",
 )
+CHROME_PATH_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROME_ENV = "CHROME_PATH"
 CJK_FONT_DIRS = ("/usr/share/fonts/truetype/wqy", "/usr/share/fonts/opentype/noto")
 APT_PACKAGES = ("chromium", "fonts-wqy-microhei")
 INSTALL_HINT = (
@@ -25,11 +30,22 @@ INSTALL_HINT = (
 )
 
 
-def find_chrome() -> str | None:
-    env = os.environ.get("CHROME_PATH")
-    if env:
-        return env if os.access(env, os.X_OK) else None
-    return next((c for c in CHROME_CANDIDATES if os.access(c, os.X_OK)), None)
+def is_executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def locate_chrome(candidates: Sequence[str] | None = None) -> str | None:
+    """`CHROME_PATH` when set (None if it is not an executable), else the first executable
+    candidate (default: the usual Debian/Ubuntu/Google paths, then PATH). `candidates=[]`
+    means "no defaults" (tests)."""
+    wanted = os.environ.get(CHROME_ENV)
+    if wanted:
+        return wanted if is_executable(wanted) else None
+    names = CHROME_CANDIDATES if candidates is None else tuple(candidates)
+    found = next((c for c in names if is_executable(c)), None)
+    if found is None and candidates is None:
+        found = next((w for n in CHROME_PATH_NAMES if (w := shutil.which(n))), None)
+    return found
 
 
 def has_cjk_font() -> bool:
@@ -55,7 +71,7 @@ def apt_install(packages: list[str]) -> None:
 
 
 def main() -> int:
-    if os.environ.get("CHROME_PATH") and find_chrome() is None:
+    if os.environ.get("CHROME_PATH") and locate_chrome() is None:
         print(
             f"error: CHROME_PATH={os.environ['CHROME_PATH']} is not an executable; "
             f"fix it or unset it",
@@ -63,7 +79,7 @@ def main() -> int:
         )
         return 3
     missing = []
-    if find_chrome() is None:
+    if locate_chrome() is None:
         missing.append("chromium")
     if not has_cjk_font():
         missing.append("fonts-wqy-microhei")
@@ -85,7 +101,7 @@ def main() -> int:
             file=sys.stderr,
         )
         return 3
-    if find_chrome() is None:
+    if locate_chrome() is None:
         print(f"error: Chromium still not found after apt-get; {INSTALL_HINT}", file=sys.stderr)
         return 3
     return 0
