@@ -22,6 +22,7 @@ from fontTools import subset as ft_subset
 from fontTools.merge import Merger
 from fontTools.ttLib import TTFont
 
+from pipeline.atomic import write_atomic
 from pipeline.errors import EnvironmentMissing
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -137,13 +138,9 @@ def metrics(family: str) -> FontMetrics:
         if data.get("format") == METRICS_FORMAT:
             return FontMetrics(family, data["advance"], data["file_of"])
     advance, file_of = _read_metrics(files)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
-    tmp.write_text(
-        json.dumps({"format": METRICS_FORMAT, "advance": advance, "file_of": file_of}),
-        encoding="utf-8",
+    write_atomic(
+        cache, json.dumps({"format": METRICS_FORMAT, "advance": advance, "file_of": file_of})
     )
-    tmp.replace(cache)
     return FontMetrics(family, advance, file_of)
 
 
@@ -190,10 +187,7 @@ def _subset_file(path: Path, chars: str) -> bytes:
     font.flavor = "woff2"
     font.save(buf)
     data = buf.getvalue()
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
-    tmp.write_bytes(data)
-    tmp.replace(cache)
+    write_atomic(cache, data)
     return data
 
 
@@ -238,8 +232,5 @@ def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
         buf = io.BytesIO()
         merged.save(buf)
     data = buf.getvalue()
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp_path = cache.with_suffix(".tmp")
-    tmp_path.write_bytes(data)
-    tmp_path.replace(cache)
+    write_atomic(cache, data)
     return data
