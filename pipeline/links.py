@@ -33,10 +33,8 @@ from pipeline.links_match import (
 )
 from pipeline.links_report import (  # noqa: F401  (re-exported: the public API)
     ACCEPT_HEADER,
-    CACHEABLE,
     DEFAULT_LINK_SETTINGS,
     DEFAULT_USER_AGENT,
-    LINKS_FORMAT,
     PROBE_PREFIX,
     REDIRECT_STATUSES,
     LinkReport,
@@ -47,7 +45,6 @@ from pipeline.links_report import (  # noqa: F401  (re-exported: the public API)
     RedirectHop,
     _cached,
     _key,
-    _Model,
     collect_targets,
     load_report,
     write_report,

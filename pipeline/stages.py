@@ -138,7 +138,7 @@ def stage_links(
         return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
     build.stage("links", key, [path], run)
-    from pipeline.links import LinkReport
+    from pipeline.links_report import LinkReport
 
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
 
@@ -146,7 +146,7 @@ def stage_links(
 def _links_expired(path: Path) -> bool:
     from datetime import UTC, datetime
 
-    from pipeline.links import DEFAULT_LINK_SETTINGS, load_report
+    from pipeline.links_report import DEFAULT_LINK_SETTINGS, load_report
 
     if not path.exists():
         return False
