@@ -12,6 +12,7 @@ Validate a folder's plan with `tujie validate SRC` (or `tujie build`, which does
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -194,12 +195,45 @@ def violations_from_validation_error(err: ValidationError) -> list[Violation]:
     return [Violation(_pydantic_path(tuple(e["loc"])), e["msg"]) for e in err.errors()]
 
 
+# C0 and C1 control characters and DEL: a plan that carries them could retitle a terminal or
+# hide text on the page. Newline and tab are allowed only in the multi-sentence prose fields.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+PROSE_FIELDS = frozenset({"body", "takeaway", "intro", "sentence", "definition", "quote", "note"})
+
+
+def control_violations(data: object, path: str = "") -> list[Violation]:
+    """Every string of a decoded plan that holds a control character, with its JSON path."""
+    out: list[Violation] = []
+    stack: list[tuple[str, str, object]] = [(path, "", data)]
+    while stack:
+        where, key, value = stack.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                stack.append((f"{where}.{k}" if where else str(k), str(k), v))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                stack.append((f"{where}[{i}]", key, v))
+        elif isinstance(value, str):
+            pattern = CONTROL_BUT_LINES if key in PROSE_FIELDS else CONTROL
+            found = pattern.search(value)
+            if found:
+                code = f"U+{ord(found.group()):04X}"
+                out.append(Violation(where or "(root)", f"contains the control character {code}"))
+    return sorted(out, key=lambda v: v.path)
+
+
 def parse_plan(data: object, file: str | Path | None = None) -> Plan:
-    """Type-check a decoded plan; raise `PlanError` listing every field problem with its path."""
+    """Type-check a decoded plan; raise `PlanError` listing every field problem with its path
+    (control characters in any string included)."""
+    controls = control_violations(data)
     try:
-        return Plan.model_validate(data)
+        plan = Plan.model_validate(data)
     except ValidationError as err:
-        raise PlanError(file, violations_from_validation_error(err)) from None
+        raise PlanError(file, controls + violations_from_validation_error(err)) from None
+    if controls:
+        raise PlanError(file, controls)
+    return plan
 
 
 def load_plan(path: Path) -> Plan:

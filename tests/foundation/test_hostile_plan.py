@@ -1,0 +1,94 @@
+"""Hostile or inconsistent plans (issue 10, cases 6, 7 and 12): control characters are refused at
+validation with their JSON path, a plan whose language disagrees with page.toml is refused naming
+both files, and an error found after the plan stage names the file a human edits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_build_inputs import EXAMPLE, folder, one_error_line, tujie  # noqa: F401
+
+from pipeline.errors import PlanError
+from pipeline.plan import control_violations, parse_plan
+
+PLAN = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
+
+
+def _write(folder: Path, data: dict) -> None:  # noqa: F811
+    (folder / "plan.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+@pytest.mark.parametrize("char", ["\x1b", "\x07", "\x00", "\x7f", "\x9b", "\x85"])
+def test_control_character_in_takeaway_is_refused(char: str):
+    data = json.loads(json.dumps(PLAN))
+    data["takeaway"] = f"{char}]0;owned{char}" + data["takeaway"]
+    with pytest.raises(PlanError) as err:
+        parse_plan(data, "plan.json")
+    assert [v.path for v in err.value.violations] == ["takeaway"]
+    assert f"U+{ord(char):04X}" in str(err.value)
+
+
+def test_newline_allowed_in_prose_but_not_in_a_caption():
+    data = json.loads(json.dumps(PLAN))
+    data["concepts"][0]["body"] = data["concepts"][0]["body"] + "\n"
+    data["concepts"][0]["trouble"]["caption"] = "两行\n标题"
+    found = control_violations(data)
+    assert [v.path for v in found] == ["concepts[0].trouble.caption"]
+
+
+@given(
+    st.text(
+        alphabet=st.characters(min_codepoint=0, max_codepoint=0x9F, exclude_characters="\n\t"),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_any_control_character_anywhere_is_found(text: str):
+    """Property: a string holds a C0/C1 control or DEL exactly when it is reported."""
+    has_control = any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in text)
+    found = control_violations({"glossary": [{"term": text}]})
+    assert bool(found) == has_control
+    if found:
+        assert found[0].path == "glossary[0].term"
+
+
+def test_control_character_build_exits_2_and_writes_no_page(folder: Path, tmp_path: Path):  # noqa: F811
+    data = json.loads(json.dumps(PLAN))
+    data["takeaway"] = "\x1b]0;pwned\x07" + data["takeaway"]
+    _write(folder, data)
+    out = tmp_path / "out"
+    r = tujie("build", str(folder), "--out", str(out), "--until", "render")
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "takeaway" in line and "U+001B" in line and "\x1b" not in r.stderr
+    assert not list(out.rglob("index.html"))
+
+
+def test_plan_language_must_agree_with_page_toml(folder: Path, tmp_path: Path):  # noqa: F811
+    data = json.loads(json.dumps(PLAN))
+    data["lang"] = "en"  # the example's page.toml says lang = "zh"
+    _write(folder, data)
+    r = tujie("validate", str(folder), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2
+    line = one_error_line(r)
+    assert "plan.json" in line and "page.toml" in line and "'en'" in line and '"zh"' in line
+    r = tujie("build", str(folder), "--out", str(tmp_path / "out"), "--until", "plan")
+    assert r.returncode == 2 and "page.toml" in one_error_line(r)
+
+
+def test_late_plan_error_names_the_folders_plan(folder: Path, tmp_path: Path):  # noqa: F811
+    """The ruler's techniques are known only once the sweep ran, in the sim stage: its error must
+    name SRC/plan.json, the file to edit, not the output copy."""
+    data = json.loads(json.dumps(PLAN))
+    data["concepts"][3]["technique"] = "warp_drive"
+    _write(folder, data)
+    out = tmp_path / "out"
+    r = tujie("build", str(folder), "--out", str(out), "--until", "sim")
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r)
+    assert "concepts[3].technique" in line and "warp_drive" in line
+    assert str(folder / "plan.json") in line and str(out) not in line
