@@ -126,8 +126,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         scenarios=scenario_catalogue(),
         refresh=args.refresh,
     )
-    plan = apply_config(result.plan, build.config)
     path = build.dir / "plan.json"
+    plan = apply_config(result.plan, build.config, path)
     write_atomic(path, dump_plan(plan))
     console = _console(args.json)
     console.print(
@@ -149,7 +149,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     build = _prepare(args)
     corpus = stage_ingest(build)
     path = Path(args.plan) if args.plan else build.src / "plan.json"
-    plan = apply_config(load_plan(path), build.config)
+    plan = apply_config(load_plan(path), build.config, path)
     check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
     sim = run_sim(plan)
     check_plan(
@@ -314,6 +314,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _report_spend(err: TujieError, *, json_mode: bool) -> None:
+    """A failed extraction still cost money: say how much (and in --json, as JSON on stdout)."""
+    from pipeline.errors import PlanRepairFailed
+
+    if not isinstance(err, PlanRepairFailed):
+        return
+    from pipeline.pricing import estimate_cost, spend_line, usage_dict
+
+    print(spend_line(err.model, err.usage), file=sys.stderr)
+    if json_mode:
+        cost, _known = estimate_cost(err.model, err.usage)
+        _print_json({"ok": False, "error": err.one_line(), "usage": usage_dict(err.usage, cost)})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -327,6 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except TujieError as err:
         print(f"error: {err.one_line()}", file=sys.stderr)
+        _report_spend(err, json_mode=bool(getattr(args, "json", False)))
         return err.exit_code
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

@@ -16,7 +16,7 @@ from typing import Any
 from pipeline.atomic import write_atomic
 from pipeline.build import Build, inputs_hash, sha256_bytes, sha256_file, source_files, tree_hash
 from pipeline.config import PageConfig
-from pipeline.errors import PlanError, TujieError, Violation
+from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
 from pipeline.plan import Plan, dump_plan, load_plan, parse_plan
 from pipeline.plan_rules import check_plan
 from pipeline.sources import Corpus
@@ -62,20 +62,12 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
             note = f"extracted by {plan.meta.model}"
         else:
             if not shipped.exists():
-                raise PlanError(
-                    shipped,
-                    [
-                        Violation(
-                            "(file)",
-                            "not found: write one by hand (`tujie schema` gives its JSON Schema) "
-                            "or set ANTHROPIC_API_KEY to extract it with the LLM",
-                        )
-                    ],
-                )
+                raise _no_plan_error(shipped, has_key)
             plan = load_plan(shipped)
             note = f"{shipped} ({plan.meta.made_by})"
-        plan = apply_config(plan, build.config)
-        check_plan(plan, corpus, file=shipped if not llm else path, scenario_ids=_scenario_ids())
+        origin = path if llm else shipped
+        plan = apply_config(plan, build.config, origin)
+        check_plan(plan, corpus, file=origin, scenario_ids=_scenario_ids())
         write_atomic(path, dump_plan(plan))
         return note
 
@@ -83,8 +75,41 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     return load_plan(path)
 
 
-def apply_config(plan: Plan, config: PageConfig) -> Plan:
-    """page.toml wins over the plan for language-independent reader settings."""
+def _no_plan_error(shipped: Path, has_key: bool) -> TujieError:
+    """No reviewed plan and no way to extract one: without a key that is the missing key (exit 3,
+    like `tujie plan`); with one, the plan file itself was asked for."""
+    fix = "write one by hand (`tujie schema` gives its JSON Schema) or set ANTHROPIC_API_KEY"
+    if not has_key:
+        return EnvironmentMissing(
+            f"{shipped}: not found and ANTHROPIC_API_KEY is not set: {fix} to extract it with "
+            f"the LLM"
+        )
+    return PlanError(shipped, [Violation("(file)", f"not found: {fix}")])
+
+
+def plan_origin(build: Build) -> Path:
+    """The file a human edits to fix the plan: the folder's reviewed plan.json when there is one,
+    else the extracted copy in the output folder. Errors found after the plan stage name it."""
+    shipped = shipped_plan_path(build)
+    return shipped if shipped.exists() else build.dir / "plan.json"
+
+
+def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.json") -> Plan:
+    """page.toml wins over the plan for language-independent reader settings; the language is
+    not one of them: a plan written in one language under a page.toml that asks for the other
+    is refused, naming both (its captions were measured against the wrong limits)."""
+    if "lang" in config.model_fields_set and config.lang != plan.lang:
+        raise PlanError(
+            plan_file,
+            [
+                Violation(
+                    "lang",
+                    f"the plan says lang '{plan.lang}' but page.toml says lang = "
+                    f"\"{config.lang}\": make them agree (change page.toml, or write the plan "
+                    f"in that language)",
+                )
+            ],
+        )
     data = plan.model_dump(mode="json")
     if config.stuck:
         data["walkthrough"]["concept"] = config.stuck[0]
@@ -186,7 +211,7 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
     found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
     found += technique_violations(plan, results.sweep or {})
     if found:
-        raise PlanError(build.dir / "plan.json", found)
+        raise PlanError(plan_origin(build), found)
     return results
 
 
@@ -211,6 +236,7 @@ def build_info(build: Build) -> dict[str, str]:
 
 
 def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Path:
+    from pipeline.draw.layout import FitError
     from pipeline.render import render_page
 
     path = build.dir / "index.html"
@@ -223,7 +249,13 @@ def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any)
     ]
 
     def run() -> str:
-        html = render_page(plan, corpus, build.config, sim, links, build_info=build_info(build))
+        try:
+            html = render_page(
+                plan, corpus, build.config, sim, links, build_info=build_info(build)
+            )
+        except FitError as err:
+            # A text the layout cannot place is the plan's to fix: name the file a human edits.
+            raise PlanError(plan_origin(build), [Violation("(layout)", str(err))]) from None
         write_atomic(path, html)
         return f"{len(html.encode()) // 1024} KB"
 
