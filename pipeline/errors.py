@@ -121,12 +121,14 @@ class PlanRepairFailed(LLMError):
         usage: LLMUsage,
         saved_to: Path | None,
         last_output: str = "",
+        model: str = "",
     ):
         self.violations = list(violations)
         self.attempts = attempts
         self.usage = usage
         self.saved_to = saved_to
         self.last_output = last_output
+        self.model = model
         where = f"; best attempt saved to {saved_to} for editing" if saved_to else ""
         super().__init__(
             f"the model's plan still breaks {len(self.violations)} rule(s) after {attempts} "

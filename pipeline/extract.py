@@ -302,6 +302,7 @@ class _PlanJob:
             self.session.usage,
             saved,
             last_output=json.dumps(best[1], ensure_ascii=False)[:2000],
+            model=self.session.client.model,
         )
 
     def _evaluate(

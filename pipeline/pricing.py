@@ -45,3 +45,14 @@ def usage_dict(usage: LLMUsage, cost: float) -> dict[str, float]:
         "cached_calls": usage.extra.get("cached_calls", 0.0),
         "cost_usd": cost,
     }
+
+
+def spend_line(model: str, usage: LLMUsage) -> str:
+    """One line saying what a (possibly failed) extraction spent, for the terminal."""
+    cost, known = estimate_cost(model, usage)
+    money = f"est. cost ${cost:.4f}" if known else f"cost unknown ({model} is not in pricing.json)"
+    return (
+        f"spent: {usage.calls} call(s) to {model or 'the model'}: input {usage.input_tokens:,} · "
+        f"output {usage.output_tokens:,} · cache write {usage.cache_creation_input_tokens:,} · "
+        f"cache read {usage.cache_read_input_tokens:,} tokens · {money}"
+    )

@@ -60,10 +60,11 @@ def test_folder_without_a_readable_article(tmp_path: Path):
     assert "junk" in one_error_line(r)
 
 
-def test_missing_plan_without_api_key(folder: Path, tmp_path: Path):
+def test_missing_plan_without_api_key_is_the_missing_key(folder: Path, tmp_path: Path):
+    """README: exit 3 for a missing API key, as `tujie plan` gives (was 2 from `tujie build`)."""
     (folder / "plan.json").unlink()
     r = tujie("build", str(folder), "--out", str(tmp_path / "out"), "--until", "plan")
-    assert r.returncode == 2
+    assert r.returncode == 3
     line = one_error_line(r)
     assert "plan.json" in line and "ANTHROPIC_API_KEY" in line
 
