@@ -54,6 +54,26 @@ def has_cjk_font() -> bool:
     return any(Path(d).is_dir() and any(Path(d).rglob("*CJK*")) for d in CJK_FONT_DIRS)
 
 
+def cjk_font_family() -> str | None:
+    """The family name fontconfig gives for Chinese text (e.g. 'WenQuanYi Micro Hei' or 'Noto Sans
+    CJK SC'): whichever CJK font set-up found or installed. None without fontconfig or a CJK font."""
+    fc_match = shutil.which("fc-match")
+    if fc_match is None:
+        return None
+    try:
+        out = subprocess.run(
+            [fc_match, "-f", "%{family[0]}\n%{lang}", "sans-serif:lang=zh-cn"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    family, _, langs = out.partition("\n")
+    return family.strip() or None if "zh-cn" in langs.split("|") else None
+
+
 def can_apt() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get") is not None
 

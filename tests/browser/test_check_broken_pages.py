@@ -11,11 +11,14 @@ from PIL import Image
 
 from pipeline.browser import Chrome
 from pipeline.check import check_page
+from pipeline.envsetup import cjk_font_family
 from tests.browser.conftest import card, page_html, panel
 
 pytestmark = pytest.mark.browser
 
-FONT = "WenQuanYi Micro Hei"  # installed with Chromium (fonts-wqy-microhei): a font that exists
+# A font that exists: the CJK family set-up guarantees, asked of fontconfig (WenQuanYi or Noto
+# CJK, whichever this machine has), never a name assumed.
+FONT = cjk_font_family() or "no CJK font: run `make setup`"
 
 
 def rules_for(report, element: str) -> set[str]:  # type: ignore[no-untyped-def]
