@@ -25,10 +25,10 @@ def rules_for(report, element: str) -> set[str]:  # type: ignore[no-untyped-def]
     return {p.rule for p in report.problems if p.element == element}
 
 
-def clean_body() -> str:
+def clean_body(font: str = FONT) -> str:
     words = (
         f'<text id="cap-kv" data-role="caption" data-limit="15" x="20" y="40" '
-        f'data-font="{FONT}" style="font-family:\'{FONT}\'">显存被缓存占满</text>'
+        f'data-font="{font}" style="font-family:\'{font}\'">显存被缓存占满</text>'
         '<text id="lbl-a" data-role="label" x="20" y="120">A</text>'
         '<text id="lbl-d" data-role="label" x="200" y="120">D</text>'
     )
