@@ -52,7 +52,7 @@ publish: setup
 	$(PY) -m pipeline.cli publish $(SRC) $(ARGS)
 
 serve: setup
-	$(PY) -c "from pipeline.publish import serve; serve('output/site', $(PORT))"
+	$(PY) -c "from pipeline.publish.local import serve; serve('output/site', $(PORT))"
 
 clean:
 	rm -rf output/*/ .cache/fonts

@@ -43,14 +43,14 @@ def _stage_printer(console: Any) -> Callable[[Any], None]:
 
 
 def _prepare(args: argparse.Namespace) -> Any:
-    from pipeline.build import prepare
+    from pipeline.build.state import prepare
 
     return prepare(Path(args.src), Path(args.out), force=getattr(args, "force", False))
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from pipeline.build.stages import run_build
     from pipeline.errors import BuildProblems
-    from pipeline.stages import run_build
 
     console = _console(args.json)
     build = _prepare(args)
@@ -93,7 +93,7 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pipeline.stages import stage_ingest
+    from pipeline.build.stages import stage_ingest
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -111,10 +111,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.atomic import write_atomic
-    from pipeline.extract import extract_plan, format_usage
-    from pipeline.plan import dump_plan
-    from pipeline.simstage import scenario_catalogue
-    from pipeline.stages import apply_config, stage_ingest
+    from pipeline.build.stages import apply_config, stage_ingest
+    from pipeline.plan.extract import extract_plan, format_usage
+    from pipeline.plan.model import dump_plan
+    from pipeline.simulate.results import scenario_catalogue
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -141,10 +141,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pipeline.plan import load_plan
-    from pipeline.plan_rules import check_plan
-    from pipeline.simstage import run_sim, scenario_catalogue
-    from pipeline.stages import apply_config, stage_ingest
+    from pipeline.build.stages import apply_config, stage_ingest
+    from pipeline.plan.model import load_plan
+    from pipeline.plan.rules import check_plan
+    from pipeline.simulate.results import run_sim, scenario_catalogue
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -163,7 +163,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from pipeline.stages import stage_ingest, stage_links, stage_plan
+    from pipeline.build.stages import stage_ingest, stage_links, stage_plan
 
     build = _prepare(args)
     corpus = stage_ingest(build)
@@ -181,7 +181,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from pipeline.stages import run_build
+    from pipeline.build.stages import run_build
 
     build = _prepare(args)
     run_build(build, until="render")
@@ -200,8 +200,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pipeline.build import inputs_hash
-    from pipeline.publish import publish
+    from pipeline.build.state import inputs_hash
+    from pipeline.publish.local import publish
 
     build = _prepare(args)
     result = publish(
@@ -225,7 +225,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from pipeline.plan import plan_json_schema
+    from pipeline.plan.model import plan_json_schema
 
     _print_json(plan_json_schema())
     return 0
@@ -320,7 +320,7 @@ def _report_spend(err: TujieError, *, json_mode: bool) -> None:
 
     if not isinstance(err, PlanRepairFailed):
         return
-    from pipeline.pricing import estimate_cost, spend_line, usage_dict
+    from pipeline.plan.pricing import estimate_cost, spend_line, usage_dict
 
     print(spend_line(err.model, err.usage), file=sys.stderr)
     if json_mode:

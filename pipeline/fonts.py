@@ -1,7 +1,7 @@
 """The two handwriting fonts: where they are, how wide a string is, and the embedded subsets.
 
-The files come from the npm registry (`@fontsource/ma-shan-zheng`, `@fontsource/patrick-hand`,
-installed by `make setup` into `.cache/npm`). Text is measured with the same files' advance widths
+The files come from the npm registry (`@fontsource/ma-shan-zheng`, `@fontsource/patrick-hand`;
+installed by `make setup`, or fetched into the cache on first use: `pipeline.npm`). Text is measured with the same files' advance widths
 (fontTools), so layout is right by construction; the page embeds only the glyphs it uses.
 """
 
@@ -11,7 +11,6 @@ import base64
 import hashlib
 import io
 import json
-import os
 import re
 import tempfile
 from dataclasses import dataclass, field
@@ -22,20 +21,18 @@ from fontTools import subset as ft_subset
 from fontTools.merge import Merger
 from fontTools.ttLib import TTFont
 
+from pipeline import npm
 from pipeline.atomic import write_atomic
 from pipeline.errors import EnvironmentMissing
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_NPM_DIR = REPO_ROOT / ".cache" / "npm"
-SUBSET_CACHE_DIR = REPO_ROOT / ".cache" / "fonts"
+from pipeline.paths import cache_dir
 
 HAND_ZH = "Ma Shan Zheng"
 HAND_EN = "Patrick Hand"
 
 # family -> (npm package, pinned version, file-name prefix)
 FONT_PACKAGES: dict[str, tuple[str, str, str]] = {
-    HAND_ZH: ("@fontsource/ma-shan-zheng", "5.3.1", "ma-shan-zheng"),
-    HAND_EN: ("@fontsource/patrick-hand", "5.3.0", "patrick-hand"),
+    HAND_ZH: ("@fontsource/ma-shan-zheng", npm.PINNED["@fontsource/ma-shan-zheng"], "ma-shan-zheng"),
+    HAND_EN: ("@fontsource/patrick-hand", npm.PINNED["@fontsource/patrick-hand"], "patrick-hand"),
 }
 # The whole `chinese-simplified` file lacks ~1000 rare characters; the numbered slices have them.
 SKIPPED_FILES = re.compile(r"chinese-simplified")
@@ -44,13 +41,14 @@ FALLBACK_EM = {"wide": 1.0, "narrow": 0.55}
 METRICS_FORMAT = 1
 
 
-def npm_dir() -> Path:
-    return Path(os.environ.get("TUJIE_NPM_DIR", DEFAULT_NPM_DIR))
+def subset_cache_dir() -> Path:
+    """Font metrics and subsets computed once per font file and text (content-hashed names)."""
+    return cache_dir() / "fonts"
 
 
 def package_dir(family: str) -> Path:
-    package, _version, _prefix = FONT_PACKAGES[family]
-    return npm_dir() / "node_modules" / package
+    """The family's npm package folder, fetched into the cache on first use."""
+    return npm.ensure_package(FONT_PACKAGES[family][0])
 
 
 def font_files(family: str) -> list[Path]:
@@ -64,7 +62,7 @@ def font_files(family: str) -> list[Path]:
         package = FONT_PACKAGES[family][0]
         raise EnvironmentMissing(
             f"font {family!r} not found in {files_dir}: run `make setup` "
-            f"(or `npm install --prefix {npm_dir()} {package}`)"
+            f"(or `{npm.install_hint(package)}`)"
         )
     return files
 
@@ -132,7 +130,7 @@ def metrics(family: str) -> FontMetrics:
     """Metrics of a family, cached on disk by the files' names and sizes."""
     files = font_files(family)
     key = _files_key(files)
-    cache = SUBSET_CACHE_DIR / f"metrics-{FONT_PACKAGES[family][2]}-{key}.json"
+    cache = subset_cache_dir() / f"metrics-{FONT_PACKAGES[family][2]}-{key}.json"
     if cache.exists():
         data = json.loads(cache.read_text(encoding="utf-8"))
         if data.get("format") == METRICS_FORMAT:
@@ -170,7 +168,7 @@ class FontFace:
 
 def _subset_file(path: Path, chars: str) -> bytes:
     key = hashlib.sha256(f"{path.name}:{path.stat().st_size}:{chars}".encode()).hexdigest()[:24]
-    cache = SUBSET_CACHE_DIR / f"subset-{key}.woff2"
+    cache = subset_cache_dir() / f"subset-{key}.woff2"
     if cache.exists():
         return cache.read_bytes()
     options = ft_subset.Options()
@@ -216,7 +214,7 @@ def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
     """Subset each slice to its characters, then merge them into one woff2 (cached)."""
     key_text = "|".join(f"{p.name}:{p.stat().st_size}:{chars}" for p, chars in parts)
     key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
-    cache = SUBSET_CACHE_DIR / f"merged-{key}.woff2"
+    cache = subset_cache_dir() / f"merged-{key}.woff2"
     if cache.exists():
         return cache.read_bytes()
     with tempfile.TemporaryDirectory(prefix="tujie-fonts-") as tmp:

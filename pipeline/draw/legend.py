@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pipeline.draw import cast
 from pipeline.draw.canvas import new_canvas
-from pipeline.plan import Plan
+from pipeline.plan.model import Plan
 
 WIDTH, HEIGHT = 800.0, 190.0
 INSET = 8.0

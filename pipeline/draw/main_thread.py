@@ -13,7 +13,7 @@ import math
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, new_canvas
-from pipeline.plan import Plan
+from pipeline.plan.model import Plan
 
 WIDTH, HEIGHT = 800.0, 330.0
 INSET = 8.0

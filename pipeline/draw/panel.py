@@ -27,8 +27,8 @@ from pipeline.draw.scenes import (
 )
 from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
-from pipeline.plan import Concept, Panel
-from pipeline.plan_rules import fill_placeholders
+from pipeline.plan.model import Concept, Panel
+from pipeline.plan.rules import fill_placeholders
 
 WIDTH, HEIGHT = 400.0, 260.0
 INSET = 12.0

@@ -17,7 +17,7 @@ from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.palette import FAINT, INK, PAPER
 from pipeline.draw.scenes.key import draw_tag
-from pipeline.plan import Plan
+from pipeline.plan.model import Plan
 
 WIDTH = 800.0
 INSET = 8.0

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.draw.panel import draw_panel
-from pipeline.plan import Concept, Panel
-from pipeline.simstage import trace_values
+from pipeline.plan.model import Concept, Panel
+from pipeline.simulate.results import trace_values
 
 EXAMPLE_PLAN = Path(__file__).resolve().parents[2] / "examples" / "llm-inference" / "plan.json"
 # Which example concept stands for which sweep technique (the example plan leaves them unset).
@@ -152,7 +152,7 @@ def diagram_sections(traces: dict[str, Any]) -> list[str]:
         draw_step_strip,
         draw_tick,
     )
-    from pipeline.plan import load_plan
+    from pipeline.plan.model import load_plan
     from sim.sweep import sweep
 
     plan = load_plan(EXAMPLE_PLAN)

@@ -47,7 +47,7 @@ def _serve(conn: Connection) -> None:
 def main() -> int:
     from linksites import corpus_of
 
-    from pipeline.links import DEFAULT_LINK_SETTINGS, LinkTarget, check_links
+    from pipeline.links.check import DEFAULT_LINK_SETTINGS, LinkTarget, check_links
 
     mine, theirs = mp.Pipe()
     child = mp.Process(target=_serve, args=(theirs,), daemon=True)

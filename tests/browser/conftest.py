@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.browser import Chrome
+from pipeline.check.browser import Chrome
 
 STYLE = """
 body { font-family: sans-serif; margin: 16px; color: #111; background: #fff; }

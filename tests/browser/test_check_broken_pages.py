@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from pipeline.browser import Chrome
-from pipeline.check import check_page
+from pipeline.check.browser import Chrome
+from pipeline.check.run import check_page
 from pipeline.envsetup import cjk_font_family
 from tests.browser.conftest import card, page_html, panel
 

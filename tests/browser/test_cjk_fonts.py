@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.browser import Chrome
-from pipeline.check import check_page
+from pipeline.check.browser import Chrome
+from pipeline.check.run import check_page
 from pipeline.envsetup import cjk_font_family
 from tests.browser.conftest import page_html
 from tests.browser.test_check_broken_pages import clean_body

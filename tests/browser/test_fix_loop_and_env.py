@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from pipeline.browser import Chrome, find_chrome, screenshots
-from pipeline.check import check_and_fix
+from pipeline.check.browser import Chrome, find_chrome, screenshots
+from pipeline.check.run import check_and_fix
 from pipeline.errors import EXIT_ENVIRONMENT, EnvironmentMissing
 from tests.browser.conftest import card, page_html, panel
 

@@ -31,8 +31,8 @@ from pipeline.draw.showcase import (
     sample_concept,
 )
 from pipeline.errors import InputError
-from pipeline.plan import Concept, Panel, load_plan
-from pipeline.simstage import trace_values
+from pipeline.plan.model import Concept, Panel, load_plan
+from pipeline.simulate.results import trace_values
 from sim.scenarios import run_preset
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -285,7 +285,7 @@ def test_narrow_diagrams_keep_words_readable_on_a_phone(lang: str) -> None:
 def _all_panels() -> list[tuple[str, str]]:
     """(name, svg) of every panel of both example plans (zh, en) with their real traces, plus
     every showcase scene in both languages and the generic panels."""
-    from pipeline.simstage import run_sim
+    from pipeline.simulate.results import run_sim
 
     out = []
     for plan_path in (EXAMPLE_PLAN, EXAMPLE_PLAN.parent.parent / "llm-inference-en" / "plan.json"):

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pipeline import fonts
 from pipeline.draw import FitError, draw_panel
 from pipeline.draw.layout import Box, vertical_metrics
-from pipeline.plan import Concept, Panel
-from pipeline.simstage import trace_values
+from pipeline.plan.model import Concept, Panel
+from pipeline.simulate.results import trace_values
 from sim.scenarios import run_preset
 
 NS = "{http://www.w3.org/2000/svg}"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.build import prepare
-from pipeline.stages import run_build
+from pipeline.build.stages import run_build
+from pipeline.build.state import prepare
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "llm-inference"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pipeline.build.stages import technique_violations
 from pipeline.cli import build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
-from pipeline.plan import parse_plan
-from pipeline.stages import technique_violations
+from pipeline.plan.model import parse_plan
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_build_inputs import EXAMPLE, folder, one_error_line, tujie  # noqa: F401
 
 from pipeline.errors import PlanError
-from pipeline.plan import control_violations, parse_plan
+from pipeline.plan.model import control_violations, parse_plan
 
 PLAN = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import PlanError
-from pipeline.ingest import ingest_folder
-from pipeline.plan import parse_plan
-from pipeline.plan_rules import check_plan, plan_violations
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.model import parse_plan
+from pipeline.plan.rules import check_plan, plan_violations
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.sources import Corpus
 from pipeline.errors import SourceError
-from pipeline.ingest import (
+from pipeline.ingest.folder import (
     MAX_FILE_BYTES,
     ingest_folder,
     parse_reading_list,
     reading_minutes,
     write_corpus,
 )
-from pipeline.sources import Corpus
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
 ZH = "分页注意力把显存切成小格子按需分配，调度器每一步都会检查空闲块的数量。"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from pipeline.sources import Corpus, ReadingListEntry
+from pipeline.artifacts.sources import Corpus, ReadingListEntry
 
 POLL_SECONDS = 0.05  # how fast a stopped site notices; keeps fixture teardown quick
 Route = Callable[[BaseHTTPRequestHandler], None]

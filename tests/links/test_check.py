@@ -9,7 +9,8 @@ from pathlib import Path
 
 from linksites import Site, corpus_of, html, page, redirect, send, slow, status
 
-from pipeline.links import (
+from pipeline.artifacts.sources import Corpus
+from pipeline.links.check import (
     DEFAULT_USER_AGENT,
     LinkReport,
     LinkSettings,
@@ -18,7 +19,6 @@ from pipeline.links import (
     load_report,
     write_report,
 )
-from pipeline.sources import Corpus
 
 MakeSite = Callable[[], Site]
 TITLE = "Continuous Batching for LLM Inference"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from linksites import corpus_of
 
-from pipeline.links import LinkSettings, LinkTarget, check_links, collect_targets
-from pipeline.links_match import (
+from pipeline.artifacts.sources import Corpus, ReadingListEntry, Source
+from pipeline.links.check import LinkSettings, LinkTarget, check_links, collect_targets
+from pipeline.links.match import (
     best_title_match,
     count_words,
     hidden_not_found,
@@ -17,8 +18,7 @@ from pipeline.links_match import (
     same_page,
     title_similarity,
 )
-from pipeline.plan import Citation, Concept, Plan, RouteStop
-from pipeline.sources import Corpus, ReadingListEntry, Source
+from pipeline.plan.model import Citation, Concept, Plan, RouteStop
 
 
 def _plan(route: list[tuple[str, str]], cited: list[list[str]]) -> Plan:

@@ -18,8 +18,10 @@ from fake_anthropic import (
 )
 from plans import SCENARIOS, invalid_plan_input, valid_plan_input, values_for, write_folder
 
+from pipeline.artifacts.sources import Corpus
 from pipeline.errors import EnvironmentMissing, LLMError, PlanRepairFailed
-from pipeline.extract import (
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.extract import (
     PLAN_MAX_TOKENS,
     PLAN_MAX_TOKENS_CAP,
     PLAN_TOOL,
@@ -28,9 +30,7 @@ from pipeline.extract import (
     format_usage,
     run_extraction,
 )
-from pipeline.ingest import ingest_folder
-from pipeline.llm import LLMClient
-from pipeline.sources import Corpus
+from pipeline.plan.llm import LLMClient
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from fake_anthropic import TEST_KEY, FakeAnthropic, tool_reply, usage
 from plans import invalid_plan_input
 
-from pipeline.extract import PLAN_TOOL
+from pipeline.plan.extract import PLAN_TOOL
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "llm-inference"

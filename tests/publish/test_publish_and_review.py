@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.errors import EXIT_PROBLEMS, PublishRefused
-from pipeline.publish import PAUSE_ENV, PAUSE_STEPS, make_server, publish
-from pipeline.review import write_review
+from pipeline.publish.local import PAUSE_ENV, PAUSE_STEPS, make_server, publish
+from pipeline.review.page import write_review
 from tests.publish.conftest import REPO
 
 Build = Callable[..., Path]
@@ -138,7 +138,7 @@ def test_a_publish_killed_mid_way_leaves_a_loadable_page(
     publish(build(label="v1"), site, name="llm")
     second = build(label="v2")
     code = (
-        "import sys; from pathlib import Path; from pipeline.publish import publish; "
+        "import sys; from pathlib import Path; from pipeline.publish.local import publish; "
         "publish(Path(sys.argv[1]), Path(sys.argv[2]), name='llm')"
     )
     child = subprocess.Popen(

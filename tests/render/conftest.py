@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.sources import Corpus, Paragraph, ReadingListEntry, Source
 from pipeline.config import PageConfig
-from pipeline.links import LinkReport, LinkResult
-from pipeline.plan import Plan, parse_plan
-from pipeline.simstage import SimResults
-from pipeline.sources import Corpus, Paragraph, ReadingListEntry, Source
+from pipeline.links.check import LinkReport, LinkResult
+from pipeline.plan.model import Plan, parse_plan
+from pipeline.simulate.results import SimResults
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)

@@ -8,10 +8,10 @@ import pytest
 from bs4 import BeautifulSoup
 
 from pipeline.config import load_config
-from pipeline.ingest import ingest_folder
-from pipeline.plan import load_plan
-from pipeline.render import render_page
-from pipeline.simstage import run_sim
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.model import load_plan
+from pipeline.render.page import render_page
+from pipeline.simulate.results import run_sim
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 MAX_PAGE_BYTES = 400 * 1024

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pipeline.glossary import Glossary
-from pipeline.page_walk import comparison_rows, step_sentences
-from pipeline.plan import GlossaryEntry
+from pipeline.plan.model import GlossaryEntry
+from pipeline.render.glossary import Glossary
+from pipeline.render.walkthrough import comparison_rows, step_sentences
 from tests.render.conftest import fixture_sim
 
 ENTRIES = [

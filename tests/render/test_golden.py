@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from pipeline.config import PageConfig
-from pipeline.render import render_page
+from pipeline.render.page import render_page
 from tests.render.conftest import fixture_corpus, fixture_links, fixture_sim, load_fixture_plan
 
 GOLDEN = Path(__file__).parent / "golden" / "small_page.html"

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipeline.plan import Concept, Panel
+from pipeline.plan.model import Concept, Panel
 
 Trace = Mapping[str, Any]
 Step = Mapping[str, Any]

@@ -1,0 +1,128 @@
+"""The ingested corpus (`sources.json`): the model every stage reads the articles through.
+
+`pipeline.ingest.folder` builds it from a folder; the plan validator uses it to find quoted passages and
+to know which URLs came from the sources (the only ones the page may show).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SOURCES_FORMAT = 1
+
+
+class Paragraph(BaseModel):
+    """One paragraph of an article, with a stable anchor (`<source id>-p<index>`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    anchor: str
+    text: str
+
+
+class Source(BaseModel):
+    """One article of the input folder, as text with paragraph anchors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    path: str
+    kind: str = Field(description="md, txt, html or pdf")
+    encoding: str = "utf-8"
+    title: str
+    url: str | None = None
+    lang: str = "zh"
+    words: int = 0
+    chars: int = 0
+    reading_minutes: int = 0
+    sha256: str
+    paragraphs: list[Paragraph] = Field(default_factory=list)
+    links: list[str] = Field(default_factory=list, description="http(s) URLs inside the article")
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(p.text for p in self.paragraphs)
+
+
+class ReadingListEntry(BaseModel):
+    """One line of `reading-list.md`: a Markdown link with a one-line note."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    url: str
+    note: str = ""
+    words: int | None = None
+
+
+class SkippedFile(BaseModel):
+    """A file of the folder that was not used, and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    reason: str
+
+
+class Corpus(BaseModel):
+    """Everything ingested from one folder: articles, reading list, skipped files."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: int = SOURCES_FORMAT
+    folder: str
+    sources: list[Source] = Field(default_factory=list)
+    reading_list: list[ReadingListEntry] = Field(default_factory=list)
+    skipped: list[SkippedFile] = Field(default_factory=list)
+
+    def source(self, source_id: str) -> Source | None:
+        return next((s for s in self.sources if s.id == source_id), None)
+
+    def urls(self) -> set[str]:
+        """Every URL the page may show: reading list, canonical URLs, links in articles."""
+        found = {e.url for e in self.reading_list}
+        for s in self.sources:
+            if s.url:
+                found.add(s.url)
+            found.update(s.links)
+        return {normalize_url(u) for u in found}
+
+    def has_url(self, url: str) -> bool:
+        return normalize_url(url) in self.urls()
+
+    def find_quote(self, source_id: str, quote: str) -> str | None:
+        """The anchor of the paragraph holding `quote` (whitespace-insensitive), else None."""
+        source = self.source(source_id)
+        if source is None:
+            return None
+        needle = normalize_text(quote)
+        if not needle:
+            return None
+        for p in source.paragraphs:
+            if needle in normalize_text(p.text):
+                return p.anchor
+        return None
+
+
+def normalize_text(text: str) -> str:
+    """Compare passages loosely: NFKC, no whitespace, unified quotes and dashes."""
+    text = unicodedata.normalize("NFKC", text)
+    text = text.replace("“", '"').replace("”", '"').replace("‘", "'").replace("’", "'")
+    text = re.sub(r"[\u2010-\u2015]", "-", text)
+    return re.sub(r"\s+", "", text)
+
+
+def normalize_url(url: str) -> str:
+    """Compare URLs loosely: lower-case scheme and host, no trailing slash, no fragment."""
+    url = url.strip()
+    url = url.split("#", 1)[0]
+    m = re.match(r"^(https?)://([^/]+)(.*)$", url, flags=re.I)
+    if not m:
+        return url
+    scheme, host, rest = m.group(1).lower(), m.group(2).lower(), m.group(3)
+    if rest.endswith("/"):
+        rest = rest.rstrip("/")
+    return f"{scheme}://{host}{rest}"

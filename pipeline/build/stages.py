@@ -1,0 +1,360 @@
+"""The stages, run in order by `run_build`, one artifact each under `output/<name>/`, each skipped
+when its inputs (content hashes, including the code that runs it) did not change.
+
+    ingest → sources.json · plan → plan.json · links → links.json · sim → sim/*.json
+    render → index.html · check → check.json + shots/ · review → review.html
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pipeline.artifacts.sources import Corpus
+from pipeline.atomic import write_atomic
+from pipeline.build.state import (
+    Build,
+    inputs_hash,
+    sha256_bytes,
+    sha256_file,
+    source_files,
+    tree_hash,
+)
+from pipeline.config import PageConfig
+from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
+from pipeline.plan.rules import check_plan
+
+
+def stage_ingest(build: Build) -> Corpus:
+    from pipeline.ingest.folder import ingest_folder, write_corpus
+
+    path = build.dir / "sources.json"
+    files = source_files(build.src)
+    key = tree_hash(files, build.src) if files else "empty"
+
+    def run() -> str:
+        corpus = ingest_folder(build.src)
+        write_corpus(corpus, path)
+        return f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+
+    build.stage("ingest", [key], [path], run)
+    return Corpus.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def shipped_plan_path(build: Build) -> Path:
+    return build.src / "plan.json"
+
+
+def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> Plan:
+    """The folder's reviewed plan.json when it exists (and no LLM is asked for), else the LLM."""
+    path = build.dir / "plan.json"
+    shipped = shipped_plan_path(build)
+    corpus_key = sha256_bytes(corpus.model_dump_json().encode())
+    has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
+    llm = use_llm if use_llm is not None else (not shipped.exists() and has_key)
+    key = [
+        corpus_key,
+        sha256_file(shipped) if shipped.exists() else "-",
+        str(llm),
+        build.config.model_dump_json(),
+    ]
+
+    def run() -> str:
+        if llm:
+            plan = _extract_with_llm(build, corpus)
+            note = f"extracted by {plan.meta.model}"
+        else:
+            if not shipped.exists():
+                raise _no_plan_error(shipped, has_key)
+            plan = load_plan(shipped)
+            note = f"{shipped} ({plan.meta.made_by})"
+        origin = path if llm else shipped
+        plan = apply_config(plan, build.config, origin)
+        check_plan(plan, corpus, file=origin, scenario_ids=_scenario_ids())
+        write_atomic(path, dump_plan(plan))
+        return note
+
+    build.stage("plan", key, [path], run)
+    return load_plan(path)
+
+
+def _no_plan_error(shipped: Path, has_key: bool) -> TujieError:
+    """No reviewed plan and no way to extract one: without a key that is the missing key (exit 3,
+    like `tujie plan`); with one, the plan file itself was asked for."""
+    fix = "write one by hand (`tujie schema` gives its JSON Schema) or set ANTHROPIC_API_KEY"
+    if not has_key:
+        return EnvironmentMissing(
+            f"{shipped}: not found and ANTHROPIC_API_KEY is not set: {fix} to extract it with "
+            f"the LLM"
+        )
+    return PlanError(shipped, [Violation("(file)", f"not found: {fix}")])
+
+
+def plan_origin(build: Build) -> Path:
+    """The file a human edits to fix the plan: the folder's reviewed plan.json when there is one,
+    else the extracted copy in the output folder. Errors found after the plan stage name it."""
+    shipped = shipped_plan_path(build)
+    return shipped if shipped.exists() else build.dir / "plan.json"
+
+
+def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.json") -> Plan:
+    """page.toml wins over the plan for language-independent reader settings; the language is
+    not one of them: a plan written in one language under a page.toml that asks for the other
+    is refused, naming both (its captions were measured against the wrong limits)."""
+    if "lang" in config.model_fields_set and config.lang != plan.lang:
+        raise PlanError(
+            plan_file,
+            [
+                Violation(
+                    "lang",
+                    f"the plan says lang '{plan.lang}' but page.toml says lang = "
+                    f"\"{config.lang}\": make them agree (change page.toml, or write the plan "
+                    f"in that language)",
+                )
+            ],
+        )
+    data = plan.model_dump(mode="json")
+    if config.stuck:
+        data["walkthrough"]["concept"] = config.stuck[0]
+    for c in data["concepts"]:
+        if c["id"] in config.progress:
+            c["progress"] = config.progress[c["id"]]
+    if config.title:
+        data["title"] = config.title
+    return parse_plan(data, "page.toml + plan.json")
+
+
+def _scenario_ids() -> set[str]:
+    from pipeline.simulate.results import scenario_catalogue
+
+    return set(scenario_catalogue())
+
+
+def _extract_with_llm(build: Build, corpus: Corpus) -> Plan:
+    from pipeline.plan.extract import extract_plan
+    from pipeline.simulate.results import scenario_catalogue
+
+    result = extract_plan(
+        corpus,
+        lang=build.config.lang,
+        stuck=build.config.stuck,
+        out_dir=build.dir,
+        scenarios=scenario_catalogue(),
+    )
+    return result.plan
+
+
+def stage_links(
+    build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool = False, refresh: bool = False
+) -> Any:
+    from pipeline.links.check import check_links, collect_targets, write_report
+
+    path = build.dir / "links.json"
+    targets = collect_targets(plan, corpus)
+    key = [json.dumps([t.model_dump(mode="json") for t in targets], sort_keys=True)]
+    # Results expire: an old report re-runs the stage (its fresh results are reused from it).
+    key.append("expired" if _links_expired(path) or refresh else "fresh")
+
+    def run() -> str:
+        report = check_links(
+            targets, corpus, cache_path=path, allow_private=allow_private, refresh=refresh
+        )
+        write_report(report, path)
+        counts: dict[str, int] = {}
+        for r in report.results:
+            counts[r.status] = counts.get(r.status, 0) + 1
+        return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+
+    build.stage("links", key, [path], run)
+    from pipeline.links.report import LinkReport
+
+    return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def _links_expired(path: Path) -> bool:
+    from datetime import UTC, datetime
+
+    from pipeline.links.report import DEFAULT_LINK_SETTINGS, load_report
+
+    if not path.exists():
+        return False
+    try:
+        report = load_report(path)
+    except TujieError:
+        return True
+    oldest = min((r.checked_at for r in report.results), default=None)
+    if oldest is None:
+        return False
+    if oldest.tzinfo is None:
+        oldest = oldest.replace(tzinfo=UTC)
+    age = (datetime.now(UTC) - oldest).total_seconds()
+    return age > DEFAULT_LINK_SETTINGS.max_cache_age
+
+
+def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
+    from pipeline.plan.rules import plan_violations
+    from pipeline.simulate.results import load_results, needed_presets, run_sim, write_results
+
+    sim_dir = build.dir / "sim"
+    marker = sim_dir / "sweep.json"
+
+    def run() -> str:
+        results = run_sim(plan)
+        tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
+        shutil.rmtree(tmp_dir, ignore_errors=True)
+        write_results(results, tmp_dir)
+        if sim_dir.exists():
+            shutil.rmtree(sim_dir)
+        tmp_dir.rename(sim_dir)
+        return f"{len(results.traces)} traces + ruler sweep"
+
+    build.stage("sim", needed_presets(plan), [marker], run)
+    results = load_results(sim_dir)
+    # H1 after filling: captions are measured with the simulator's numbers in them.
+    found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
+    found += technique_violations(plan, results.sweep or {})
+    if found:
+        raise PlanError(plan_origin(build), found)
+    return results
+
+
+def technique_violations(plan: Plan, sweep: dict[str, Any]) -> list[Violation]:
+    """A concept's `technique` must name a technique the ruler's sweep measured."""
+    known = {t["id"] for t in sweep.get("techniques", [])}
+    return [
+        Violation(
+            f"concepts[{i}].technique",
+            f"unknown technique '{c.technique}' (known: {', '.join(sorted(known))})",
+        )
+        for i, c in enumerate(plan.concepts)
+        if c.technique and c.technique not in known
+    ]
+
+
+def build_info(build: Build) -> dict[str, str]:
+    """What the footer says about the build: deterministic (no clock), so rebuilds are identical."""
+    from pipeline import __version__
+
+    return {"tool": f"tujie {__version__}", "code": build.code[:12], "source": build.src.name}
+
+
+def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Path:
+    from pipeline.draw.layout import FitError
+    from pipeline.render.page import render_page
+
+    path = build.dir / "index.html"
+    key = [
+        dump_plan(plan),
+        corpus.model_dump_json(),
+        sim_key(build),
+        links_key(links),
+        build.config.model_dump_json(),
+    ]
+
+    def run() -> str:
+        try:
+            html = render_page(
+                plan, corpus, build.config, sim, links, build_info=build_info(build)
+            )
+        except FitError as err:
+            # A text the layout cannot place is the plan's to fix: name the file a human edits.
+            raise PlanError(plan_origin(build), [Violation("(layout)", str(err))]) from None
+        write_atomic(path, html)
+        return f"{len(html.encode()) // 1024} KB"
+
+    build.stage("render", key, [path], run)
+    return path
+
+
+def sim_key(build: Build) -> str:
+    files = sorted((build.dir / "sim").glob("*.json"))
+    return tree_hash(files, build.dir) if files else "-"
+
+
+def links_key(links: Any) -> str:
+    if links is None:
+        return "-"
+    return json.dumps([(r.url, r.status) for r in links.results], sort_keys=True)
+
+
+def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Any:
+    from pipeline.check.run import check_and_fix
+    from pipeline.render.page import render_page
+
+    html = build.dir / "index.html"
+    report_path = build.dir / "check.json"
+    shots = [build.dir / "shots" / f"{t}-{w}.png" for t in ("light", "dark") for w in (1280, 390)]
+
+    def render(overrides: dict[str, dict[str, Any]]) -> str:
+        return render_page(
+            plan,
+            corpus,
+            build.config,
+            sim,
+            links,
+            overrides=overrides,
+            build_info=build_info(build),
+        )
+
+    def run() -> str:
+        report = check_and_fix(render, html, build.dir, lang=plan.lang)
+        return "clean" if report.ok else f"{len(report.problems)} problem(s)"
+
+    build.stage("check", [sha256_file(html)], [report_path, *shots], run)
+    return json.loads(report_path.read_text(encoding="utf-8"))
+
+
+def stage_review(build: Build) -> Path:
+    from pipeline.review.page import write_review
+
+    site_dir = build.out_root / "site" / build.name
+    path = build.dir / "review.html"
+    shots = sorted((build.dir / "shots").glob("*.png"))
+    baseline = sorted(site_dir.glob("shots/*.png")) if site_dir.exists() else []
+    key = [
+        tree_hash(shots, build.dir) if shots else "-",
+        tree_hash(baseline, site_dir) if baseline else "-",
+        sha256_file(build.dir / "check.json"),
+    ]
+
+    def run() -> str:
+        write_review(build.dir, site_dir)
+        return "against the last published page" if baseline else "first publication"
+
+    build.stage("review", key, [path], run)
+    return path
+
+
+def run_build(
+    build: Build, *, until: str = "review", allow_private: bool = False
+) -> dict[str, Any]:
+    """Run every stage up to `until`; return the summary. Raises on the first failure."""
+    order = ["ingest", "plan", "links", "sim", "render", "check", "review"]
+    stop = order.index(until)
+    corpus = stage_ingest(build)
+    summary: dict[str, Any] = {"name": build.name, "dir": str(build.dir)}
+    if stop >= 1:
+        plan = stage_plan(build, corpus)
+        summary["concepts"] = len(plan.concepts)
+    if stop >= 2:
+        links = stage_links(build, plan, corpus, allow_private=allow_private)
+        summary["links"] = {
+            r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results
+        }
+    if stop >= 3:
+        sim = stage_sim(build, plan, corpus)
+    if stop >= 4:
+        stage_render(build, plan, corpus, sim, links)
+    build.state["inputs_hash"] = inputs_hash(build)
+    build.save_state()
+    if stop >= 5:
+        report = stage_check(build, plan, corpus, sim, links)
+        summary["check_ok"] = bool(report.get("ok"))
+        summary["problems"] = len(report.get("problems", []))
+    if stop >= 6:
+        summary["review"] = str(stage_review(build))
+    return summary

@@ -1,0 +1,168 @@
+"""A build of one folder: where its artifacts go, the content hashes that decide whether a stage
+must run again (inputs and the code that runs it), and the state kept in `build.json`.
+The stages themselves are in `pipeline.build.stages`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.atomic import write_atomic
+from pipeline.config import PageConfig, load_config
+from pipeline.errors import OutputError, SourceError
+from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
+
+DEFAULT_OUTPUT = Path("output")
+STATE_FILE = "build.json"
+STATE_FORMAT = 1
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    return sha256_bytes(path.read_bytes())
+
+
+def tree_hash(paths: list[Path], root: Path) -> str:
+    """One hash over files' relative names and contents, in a stable order."""
+    h = hashlib.sha256()
+    for p in sorted(paths, key=lambda q: q.relative_to(root).as_posix()):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def code_hash() -> str:
+    """The code that turns inputs into artifacts: a change to it invalidates every stage. The
+    packages `pipeline` and `sim`, the templates and the prompts, wherever they are installed."""
+    import sim
+
+    roots = {
+        "pipeline": PACKAGE_DIR,
+        "sim": Path(sim.__file__).resolve().parent,
+        "templates": templates_dir(),
+        "prompts": prompts_dir(),
+    }
+    h = hashlib.sha256()
+    for name, root in sorted(roots.items()):
+        files = [
+            p
+            for p in root.rglob("*")
+            if p.is_file()
+            and "__pycache__" not in p.parts
+            and p.suffix not in {".pyc", ".md"}
+            and not (name == "pipeline" and p.relative_to(root).parts[0] in roots)
+        ]
+        h.update(f"{name}\0{tree_hash(files, root)}\n".encode())
+    return h.hexdigest()
+
+
+def output_name(src: Path, config: PageConfig) -> str:
+    return config.publish.name or src.resolve().name
+
+
+@dataclass
+class StageRecord:
+    name: str
+    ran: bool
+    seconds: float
+    note: str = ""
+
+
+@dataclass
+class Build:
+    """One build of one folder: where things are and what has been computed so far."""
+
+    src: Path
+    out_root: Path = DEFAULT_OUTPUT
+    config: PageConfig = field(default_factory=PageConfig)
+    force: bool = False
+    records: list[StageRecord] = field(default_factory=list)
+    on_stage: Callable[[StageRecord], None] | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    code: str = ""
+
+    @property
+    def name(self) -> str:
+        return output_name(self.src, self.config)
+
+    @property
+    def dir(self) -> Path:
+        return self.out_root / self.name
+
+    def load_state(self) -> None:
+        path = self.dir / STATE_FILE
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self.state = data if data.get("format") == STATE_FORMAT else {}
+        except (OSError, ValueError):
+            self.state = {}
+        self.state.setdefault("format", STATE_FORMAT)
+        self.state.setdefault("stages", {})
+
+    def save_state(self) -> None:
+        write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
+
+    def stage(
+        self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]
+    ) -> bool:
+        """Run `run` unless the key of its inputs matches the last run and its outputs exist."""
+        key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
+        last = self.state["stages"].get(name, {})
+        start = time.perf_counter()
+        if not self.force and last.get("key") == key and all(p.exists() for p in outputs):
+            record = StageRecord(name, False, 0.0, "unchanged")
+        else:
+            note = run() or ""
+            self.state["stages"][name] = {"key": key}
+            self.save_state()
+            record = StageRecord(name, True, time.perf_counter() - start, note)
+        self.records.append(record)
+        if self.on_stage:
+            self.on_stage(record)
+        return record.ran
+
+
+def source_files(src: Path) -> list[Path]:
+    return [
+        p
+        for p in src.rglob("*")
+        if p.is_file() and not any(x.startswith(".") for x in p.relative_to(src).parts)
+    ]
+
+
+def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> Build:
+    if not src.exists():
+        raise SourceError(f"{src}: folder not found; give the path of a folder of articles")
+    if not src.is_dir():
+        raise SourceError(f"{src}: not a folder; give the path of a folder of articles")
+    config = load_config(src)
+    build = Build(src=src, out_root=out_root, config=config, force=force)
+    try:
+        build.dir.mkdir(parents=True, exist_ok=True)
+        probe = build.dir / f".write-probe-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as err:
+        raise OutputError(
+            f"{build.dir}: output folder is not writable ({err.strerror}); fix its permissions "
+            f"or pass --out DIR"
+        ) from None
+    build.code = code_hash()
+    build.load_state()
+    return build
+
+
+def inputs_hash(build: Build) -> str:
+    """What `publish` compares to refuse a build older than its inputs."""
+    files = source_files(build.src)
+    return sha256_bytes((build.code + tree_hash(files, build.src)).encode())

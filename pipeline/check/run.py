@@ -1,0 +1,248 @@
+"""`tujie check`: load the page in headless Chromium in both themes at 1280 and 390 px, apply the
+page rules (`pipeline.check.rules`), write `check.json`, the screenshots and magenta-annotated
+copies; and the fix loop that re-renders with per-text overrides until the layout is clean.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from pipeline.atomic import write_atomic
+from pipeline.check.browser import THEMES, WIDTHS, Chrome, Measurement
+from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, Problem, all_problems
+
+MAGENTA = (255, 0, 255)
+OUTLINE_PX = 3
+SCALE_STEP = 0.9  # each fix round shrinks a text by this factor, never below its data-floor
+CHECK_FORMAT = 1
+
+Overrides = dict[str, dict[str, Any]]
+Renderer = Callable[[Overrides], str]
+
+
+@dataclass
+class CheckReport:
+    """The outcome of a check (and of the fix loop, which fills `fixed` and `overrides`)."""
+
+    problems: list[Problem]
+    cards: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    shots: list[str] = field(default_factory=list)
+    fixed: list[str] = field(default_factory=list)
+    overrides: Overrides = field(default_factory=dict)
+    rounds: int = 1
+    plan_messages: list[str] = field(default_factory=list)
+    texts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": CHECK_FORMAT,
+            "ok": self.ok,
+            "problems": [p.to_json() for p in self.problems],
+            "fixed": self.fixed,
+            "overrides": self.overrides,
+            "rounds": self.rounds,
+            "plan_messages": self.plan_messages,
+            "cards": self.cards,
+            "shots": self.shots,
+        }
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"check ok ({len(self.fixed)} fixed in {self.rounds} round(s))"
+        rules = sorted({p.rule for p in self.problems})
+        return f"check failed: {len(self.problems)} problem(s) ({', '.join(rules)})"
+
+
+def shot_name(theme: str, width: int) -> str:
+    return f"{theme}-{width}.png"
+
+
+def check_page(
+    html: Path, out_dir: Path, *, lang: str = "zh", chrome: Chrome | None = None
+) -> CheckReport:
+    """Check `html` in both themes at 1280 and 390 px; write `out_dir/check.json` and
+    `out_dir/shots/`. `chrome` reuses a running browser (else one is started and closed)."""
+    shots_dir = out_dir / "shots"
+    if shots_dir.exists():
+        shutil.rmtree(shots_dir)  # stale annotated copies from an earlier run would mislead
+    shots_dir.mkdir(parents=True)
+    own = chrome is None
+    browser = chrome or Chrome()
+    measurements: list[Measurement] = []
+    try:
+        for width in WIDTHS:
+            for theme in THEMES:
+                shot = shots_dir / shot_name(theme, width)
+                measurements.append(browser.measure(html, theme, width, screenshot=shot))
+    finally:
+        if own:
+            browser.close()
+    report = _report(measurements, lang)
+    report.shots = [f"shots/{shot_name(m.theme, m.width)}" for m in measurements]
+    for m in measurements:
+        _annotate(m, [p for p in report.problems if _belongs(p, m)], shots_dir)
+    write_check_json(report, out_dir / "check.json")
+    return report
+
+
+def _belongs(problem: Problem, m: Measurement) -> bool:
+    return problem.theme == m.theme and problem.width == m.width
+
+
+def _report(measurements: list[Measurement], lang: str) -> CheckReport:
+    problems: list[Problem] = []
+    seen_content: set[tuple[str, str]] = set()
+    cards: dict[str, dict[str, list[float]]] = {}
+    texts: dict[str, dict[str, Any]] = {}
+    for m in measurements:
+        for problem in all_problems(m, lang):
+            if problem.rule in CONTENT_RULES or problem.rule == "network-request":
+                key = (problem.rule, problem.element)
+                if key in seen_content:
+                    continue  # the same in every theme and width: report it once
+                seen_content.add(key)
+            problems.append(problem)
+        cards[f"{m.theme}-{m.width}"] = {c["card"]: c["box"] for c in m.probe.get("cards", [])}
+        for text in m.probe.get("texts", []):
+            texts.setdefault(text["id"], text)
+    return CheckReport(problems=problems, cards=cards, texts=texts)
+
+
+def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:
+    """A copy of the screenshot with every located problem outlined in magenta."""
+    boxed = [p for p in problems if p.boxes]
+    if m.screenshot is None or not boxed:
+        return
+    with Image.open(m.screenshot) as src:
+        image = src.convert("RGB")
+    draw = ImageDraw.Draw(image)
+    for problem in boxed:
+        for x, y, w, h in problem.boxes:
+            pad = OUTLINE_PX
+            draw.rectangle(
+                [x - pad, y - pad, x + w + pad, y + h + pad], outline=MAGENTA, width=OUTLINE_PX
+            )
+        x, y = problem.boxes[0][0], problem.boxes[0][1]
+        draw.text((x, max(0, y - 14)), problem.rule, fill=MAGENTA)
+    image.save(shots_dir / f"annotated-{m.theme}-{m.width}.png")
+
+
+def write_check_json(report: CheckReport, path: Path) -> None:
+    """Atomically (temp file + rename): a half-written check.json must never look valid."""
+    write_atomic(
+        path, json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The fix loop
+
+
+def _fix_for(text: dict[str, Any] | None, current: dict[str, Any]) -> dict[str, Any] | None:
+    """The next override for one text: its alternate anchor first, then shrinking to the floor."""
+    if text is None:
+        return None
+    if text.get("alt") and current.get("anchor") != "alt":
+        return {**current, "anchor": "alt"}
+    floor = text.get("floor")
+    scale = float(current.get("scale", 1.0))
+    if floor is not None and scale > floor + 1e-9:
+        return {**current, "scale": round(max(float(floor), scale * SCALE_STEP), 3)}
+    return None
+
+
+def next_overrides(report: CheckReport, overrides: Overrides) -> Overrides:
+    """Overrides for the next round: one fix per layout problem, on whichever of its texts can
+    still move or shrink. Empty when nothing more can be done by rule."""
+    out = {k: dict(v) for k, v in overrides.items()}
+    changed: set[str] = set()
+    for problem in report.problems:
+        if problem.rule not in LAYOUT_RULES:
+            continue
+        candidates = [problem.element] + ([problem.other] if problem.other else [])
+        if any(c in changed for c in candidates):
+            continue  # one move per conflict per round: the next check shows whether it sufficed
+        for element in candidates:
+            fix = _fix_for(report.texts.get(element), out.get(element, {}))
+            if fix is not None:
+                out[element] = fix
+                changed.add(element)
+                break
+    return out if changed else {}
+
+
+def _describe(element: str, override: dict[str, Any]) -> str:
+    parts = []
+    if override.get("anchor") == "alt":
+        parts.append("moved to its alternate anchor")
+    if "scale" in override:
+        parts.append(f"scaled to {override['scale']}")
+    return f"{element}: " + " and ".join(parts)
+
+
+def _plan_messages(report: CheckReport) -> list[str]:
+    """Problems only the plan can fix: over-long captions, captions that do not fit even at
+    their floor scale with no alternate anchor left."""
+    out = []
+    for p in report.problems:
+        where = (
+            f"concept '{p.card}'" + (f", panel '{p.panel}'" if p.panel else "")
+            if p.card
+            else p.element
+        )
+        if p.rule == "caption-too-long":
+            out.append(f"{where}: {p.message}; shorten the caption in plan.json and rebuild")
+        elif p.rule in LAYOUT_RULES and report.texts.get(p.element, {}).get("role") == "caption":
+            out.append(
+                f"{where}: caption {p.element} does not fit even at its floor scale; "
+                "shorten it in plan.json and rebuild"
+            )
+    return sorted(set(out))
+
+
+def check_and_fix(
+    render: Renderer,
+    html: Path,
+    out_dir: Path,
+    *,
+    lang: str,
+    max_rounds: int = 3,
+    chrome: Chrome | None = None,
+) -> CheckReport:
+    """Render with no overrides, check, and while fixable layout problems remain (and at most
+    `max_rounds` re-renders), re-render with the accumulated overrides and check again.
+    The final report lists what was fixed and every problem that remains."""
+    own = chrome is None
+    browser = chrome or Chrome()
+    overrides: Overrides = {}
+    try:
+        rounds = 0
+        while True:
+            write_atomic(html, render(overrides))
+            report = check_page(html, out_dir, lang=lang, chrome=browser)
+            rounds += 1
+            following = next_overrides(report, overrides)
+            if not following or rounds > max_rounds:
+                break
+            overrides = following
+    finally:
+        if own:
+            browser.close()
+    still = {p.element for p in report.problems} | {p.other for p in report.problems if p.other}
+    report.fixed = [_describe(k, v) for k, v in sorted(overrides.items()) if k not in still]
+    report.overrides = overrides
+    report.rounds = rounds
+    report.plan_messages = _plan_messages(report)
+    write_check_json(report, out_dir / "check.json")
+    return report

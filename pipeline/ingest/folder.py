@@ -1,0 +1,252 @@
+"""Ingest a folder of articles into a `Corpus` (`sources.json`): the `tujie ingest` stage.
+
+Walks the folder (nested, sorted, hidden entries ignored), parses each article by format
+(`pipeline.ingest.formats`), counts words and reading time, and lists every skipped file with why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+from pathlib import Path
+
+from pipeline.artifacts.sources import (
+    Corpus,
+    Paragraph,
+    ReadingListEntry,
+    SkippedFile,
+    Source,
+    normalize_url,
+)
+from pipeline.atomic import write_atomic
+from pipeline.errors import SourceError
+from pipeline.ingest.formats import PARSERS, Extracted, Unreadable
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+# Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
+# character, English by the word; a source never takes less than one minute.
+CJK_CHARS_PER_MINUTE = 300
+WORDS_PER_MINUTE = 200
+MIN_READING_MINUTES = 1
+# Kinds of source that are copies of a web page (their length is the page's length).
+SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
+# A text is Chinese when at least this share of its words are CJK characters.
+ZH_WORD_SHARE = 0.3
+KIND_BY_SUFFIX = {
+    ".md": "md",
+    ".markdown": "md",
+    ".txt": "txt",
+    ".text": "txt",
+    ".html": "html",
+    ".htm": "html",
+    ".pdf": "pdf",
+}
+READING_LIST_NAME = "reading-list.md"
+# Files of the folder that are not articles: the reading list is parsed on its own, the config
+# and a reviewed plan are read by other stages.
+NOT_ARTICLES = {READING_LIST_NAME, "page.toml", "plan.json", "plan.invalid.json", "sources.json"}
+ID_HASH_CHARS = 8
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+LATIN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’.-][A-Za-z0-9\u00c0-\u024f]+)*")
+READING_LIST_ITEM = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+\[(?P<title>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)\s*"
+    r"(?:[—–:：-]+\s*)?(?P<note>.*)$"
+)
+READING_LIST_BARE = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$"
+)
+
+
+def ingest_folder(src: Path) -> Corpus:
+    """Read every article under `src` into a Corpus. Raises `SourceError` when the folder is
+    missing, empty, or holds no readable article; an unreadable file is only skipped."""
+    if not src.exists():
+        raise SourceError(
+            f"{src}: folder not found; pass a folder of articles (.md, .txt, .html, .pdf)"
+        )
+    if not src.is_dir():
+        raise SourceError(f"{src}: not a folder; pass the folder that holds the articles")
+    sources: list[Source] = []
+    skipped: list[SkippedFile] = []
+    used_ids: set[str] = set()
+    reading_list: list[ReadingListEntry] = []
+    files = _article_candidates(src)
+    for path in files:
+        rel = path.relative_to(src).as_posix()
+        if rel == READING_LIST_NAME:
+            reading_list = _read_reading_list(path, skipped)
+            continue
+        if path.name in NOT_ARTICLES:
+            continue
+        kind = KIND_BY_SUFFIX.get(path.suffix.lower())
+        if kind is None:
+            skipped.append(
+                SkippedFile(
+                    path=rel, reason=f"not an article format ({path.suffix or 'no extension'})"
+                )
+            )
+            continue
+        try:
+            sources.append(_read_source(path, rel, kind, used_ids))
+        except Unreadable as why:
+            skipped.append(SkippedFile(path=rel, reason=str(why)))
+    if not files:
+        raise SourceError(f"{src}: folder is empty; put articles (.md, .txt, .html, .pdf) in it")
+    if not sources:
+        reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5]) or "no article files"
+        raise SourceError(
+            f"{src}: no readable article ({reasons}); add .md, .txt, .html or .pdf files"
+        )
+    _attach_reading_list_lengths(reading_list, sources)
+    return Corpus(
+        folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped
+    )
+
+
+def _article_candidates(src: Path) -> list[Path]:
+    """Every regular file under `src`, sorted by relative path; hidden files and folders (.git,
+    .DS_Store) are ignored silently, symlinked folders are not followed (no loops)."""
+    found: list[Path] = []
+    for root, dirs, names in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if not name.startswith("."):
+                found.append(Path(root) / name)
+    return sorted(found, key=lambda p: p.relative_to(src).as_posix())
+
+
+def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise Unreadable(
+                f"too large ({size} bytes, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)"
+            )
+        if size == 0:
+            raise Unreadable("empty file")
+        data = path.read_bytes()
+    except OSError as err:
+        raise Unreadable(f"cannot be read ({err.strerror or type(err).__name__})") from None
+    extracted = PARSERS[kind](data)
+    if not extracted.paragraphs:
+        raise Unreadable("no text in the file")
+    return _make_source(extracted, rel, kind, data, used_ids)
+
+
+def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[str]) -> Source:
+    source_id = source_id_for(rel, used_ids)
+    used_ids.add(source_id)
+    text = "\n".join(ex.paragraphs)
+    cjk = len(CJK.findall(text))
+    latin = len(LATIN_WORD.findall(text))
+    url = ex.url if ex.url and ex.url.startswith(("http://", "https://")) else None
+    return Source(
+        id=source_id,
+        path=rel,
+        kind=kind,
+        encoding=ex.encoding,
+        title=(ex.title or Path(rel).stem).strip(),
+        url=url,
+        lang=_language(ex.lang, cjk, latin),
+        words=cjk + latin,
+        chars=len(re.sub(r"\s+", "", text)),  # whitespace is layout, not content
+        reading_minutes=reading_minutes(cjk, latin),
+        sha256=hashlib.sha256(data).hexdigest(),
+        paragraphs=[
+            Paragraph(anchor=f"{source_id}-p{i}", text=p) for i, p in enumerate(ex.paragraphs, 1)
+        ],
+        links=_unique([u for u in ex.links if u != url]),
+    )
+
+
+def source_id_for(rel: str, used: set[str]) -> str:
+    """A stable id from the relative path: `notes/01 KV Cache.md` → `notes-01-kv-cache`.
+    Paths with no ASCII letters, or colliding slugs, get a short hash of the path."""
+    stem = rel.rsplit(".", 1)[0] if "." in Path(rel).name else rel
+    slug = re.sub(r"[^a-z0-9_]+", "-", stem.lower()).strip("-")
+    digest = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:ID_HASH_CHARS]
+    if not slug:
+        return f"src-{digest}"
+    return slug if slug not in used else f"{slug}-{digest}"
+
+
+def reading_minutes(cjk_chars: int, latin_words: int) -> int:
+    """Minutes to read: CJK_CHARS_PER_MINUTE and WORDS_PER_MINUTE, rounded up, at least 1."""
+    minutes = cjk_chars / CJK_CHARS_PER_MINUTE + latin_words / WORDS_PER_MINUTE
+    return max(MIN_READING_MINUTES, math.ceil(minutes))
+
+
+def _language(declared: str | None, cjk: int, latin: int) -> str:
+    if declared:
+        primary = re.split(r"[-_]", declared.strip().lower())[0]
+        if primary:
+            return primary
+    total = cjk + latin
+    return "zh" if total and cjk / total >= ZH_WORD_SHARE else "en"
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading list
+
+
+def parse_reading_list(text: str) -> list[ReadingListEntry]:
+    """Entries of `reading-list.md`: list items `- [Title](url) — note` (bare `- <url>` too).
+    Other lines (headings, prose) are ignored; a URL listed twice is kept once."""
+    entries: list[ReadingListEntry] = []
+    seen: set[str] = set()
+    for line in text.lstrip("\ufeff").splitlines():
+        m = READING_LIST_ITEM.match(line)
+        if m:
+            title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
+        else:
+            bare = READING_LIST_BARE.match(line)
+            if not bare:
+                continue
+            url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
+            title = url
+        if normalize_url(url) in seen:
+            continue
+        seen.add(normalize_url(url))
+        entries.append(ReadingListEntry(title=title, url=url, note=note))
+    return entries
+
+
+def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingListEntry]:
+    from pipeline.ingest.formats import decode_text
+
+    try:
+        text, _ = decode_text(path.read_bytes())
+    except (OSError, Unreadable) as why:
+        skipped.append(
+            SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
+        )
+        return []
+    return parse_reading_list(text)
+
+
+def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[Source]) -> None:
+    """An entry whose URL is a saved copy's canonical URL gets that copy's length (reading time).
+
+    Only saved pages (HTML, PDF) count: a Markdown or text note whose front matter names a URL is
+    a note ABOUT that page, usually much shorter, and would understate the reading time."""
+    by_url = {normalize_url(s.url): s for s in sources if s.url and s.kind in SAVED_PAGE_KINDS}
+    for entry in entries:
+        source = by_url.get(normalize_url(entry.url))
+        if source is not None:
+            entry.words = source.words
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+def write_corpus(corpus: Corpus, path: Path) -> None:
+    """Write `sources.json` atomically (temp file in the same folder, then rename)."""
+    write_atomic(path, corpus.model_dump_json(indent=2) + "\n")

@@ -1,0 +1,267 @@
+"""The plan: the typed contract between the LLM (or a human) and every drawing stage.
+
+A plan says WHAT the page explains (concepts in dependency order, two comic panels each, the main
+thread, ruler, walkthrough, route) and never HOW it looks or which numbers it shows: numbers in
+captions are placeholders such as `{D.ttft}` filled from the simulator at render time.
+
+`load_plan(path)` parses and type-checks; the page rules the plan must also keep (with JSON
+paths) are in `pipeline.plan.rules` (`plan_violations`, `check_plan`).
+Validate a folder's plan with `tujie validate SRC` (or `tujie build`, which does it first).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipeline.errors import PlanError, Violation
+
+PLAN_FORMAT = 1
+MIN_CONCEPTS, MAX_CONCEPTS = 8, 13
+MAX_CAPTION = {"zh": 15, "en": 40}
+MAX_BODY_SENTENCES = 4
+MIN_ROUTE, MAX_ROUTE = 3, 4
+
+Lang = Literal["zh", "en"]
+Variant = Literal["without", "with"]
+Progress = Literal["learned", "review", "next"]
+SceneKind = Literal[
+    "timeline", "kv_blocks", "budget", "queue", "clock", "roofline", "bars", "generic"
+]
+MetricId = Literal["throughput", "ttft", "itl", "tpot", "e2el"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class Stage(_Model):
+    """One station of the main thread (e.g. 'queue', 'pick', 'batch', 'GPU step', 'release')."""
+
+    label: str = Field(min_length=1, max_length=24)
+    detail: str = Field(default="", max_length=60)
+
+
+class MainThread(_Model):
+    """The loop, pipeline or tension that runs through every concept (P4)."""
+
+    sentence: str = Field(min_length=1)
+    kind: Literal["loop", "pipeline", "tension"]
+    stages: list[Stage] = Field(min_length=3, max_length=7)
+
+
+class CastMember(_Model):
+    """A fixed character of every diagram (P5): A, B, C old requests, D the newcomer."""
+
+    id: str = Field(pattern=r"^[A-Z]$")
+    role: str = Field(min_length=1, max_length=40)
+    state: Literal["running", "new", "stored", "freed", "idle"] = "running"
+
+
+class GlossaryEntry(_Model):
+    """A term and its one-sentence definition (P1)."""
+
+    term: str = Field(min_length=1, max_length=40)
+    definition: str = Field(min_length=1, max_length=160)
+    aliases: list[str] = Field(default_factory=list)
+
+
+class Citation(_Model):
+    """A passage of a source that backs a concept (and any literal number it states)."""
+
+    source: str = Field(min_length=1, description="a source id from sources.json")
+    quote: str = Field(min_length=4, max_length=400)
+
+
+class Panel(_Model):
+    """One comic panel: a caption and a scene drawn from a simulator scenario."""
+
+    caption: str = Field(min_length=1)
+    scene: SceneKind
+    scenario: str | None = Field(default=None, description="a sim scenario id, e.g. 'batching'")
+    variant: Variant | None = None
+    focus: list[str] = Field(default_factory=list, description="cast ids to highlight")
+    bubble: str | None = Field(default=None, description="speech bubble (generic scene)")
+    labels: list[str] = Field(default_factory=list, max_length=4, description="generic boxes")
+
+
+class Concept(_Model):
+    """One card: the concept, the trouble it fixes, how, and what it costs (P6, P7)."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    name: str = Field(min_length=1, max_length=20)
+    name_en: str = Field(min_length=1, max_length=48)
+    solves_problem_of: str | None = Field(
+        default=None, description="id of the earlier concept whose problem this one fixes"
+    )
+    problem_left: str = Field(
+        min_length=1, max_length=60, description="the problem this concept leaves for the next"
+    )
+    body: str = Field(min_length=1, description="at most 4 sentences")
+    trouble: Panel
+    fix: Panel
+    solves: str = Field(min_length=1, max_length=60)
+    costs: str = Field(min_length=1, max_length=60)
+    terms: list[str] = Field(default_factory=list, description="glossary terms it introduces")
+    citations: list[Citation] = Field(default_factory=list)
+    progress: Progress | None = None
+    technique: str | None = Field(default=None, description="sim sweep technique id (ruler)")
+
+
+class RulerMetric(_Model):
+    """One metric of the ruler (P8)."""
+
+    id: MetricId
+    name: str = Field(min_length=1, max_length=24)
+    better: Literal["higher", "lower"]
+    definition: str = Field(min_length=1, max_length=120)
+
+
+class Ruler(_Model):
+    sentence: str = Field(min_length=1)
+    metrics: list[RulerMetric] = Field(min_length=2, max_length=3)
+
+
+class Walkthrough(_Model):
+    """The zero-background section (P9) for the concept the reader is stuck on."""
+
+    concept: str
+    intro: str = Field(min_length=1)
+
+
+class RouteStop(_Model):
+    """One stop of the learning route (P10); the URL must come from the sources."""
+
+    title: str = Field(min_length=1, max_length=120)
+    url: str = Field(pattern=r"^https?://")
+    why: str = Field(min_length=1, max_length=120)
+
+
+class Meta(_Model):
+    """How the plan was made."""
+
+    made_by: Literal["hand-reviewed", "llm"]
+    model: str | None = None
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}")
+    source_hash: str | None = None
+    path: str | None = Field(default=None, description="llm path: 'direct' or 'notes'")
+    usage: dict[str, float] | None = None
+    note: str = ""
+
+
+class Plan(_Model):
+    """The whole page, as content. See the module docstring."""
+
+    format: int = PLAN_FORMAT
+    lang: Lang = "zh"
+    title: str = Field(min_length=1, max_length=40)
+    takeaway: str = Field(min_length=1, description="the one-sentence conclusion (P2)")
+    main_thread: MainThread
+    cast: list[CastMember] = Field(min_length=1, max_length=6)
+    glossary: list[GlossaryEntry] = Field(min_length=1)
+    concepts: list[Concept] = Field(min_length=MIN_CONCEPTS, max_length=MAX_CONCEPTS)
+    ruler: Ruler
+    walkthrough: Walkthrough
+    route: list[RouteStop] = Field(min_length=MIN_ROUTE, max_length=MAX_ROUTE)
+    meta: Meta
+
+    def concept(self, concept_id: str) -> Concept | None:
+        return next((c for c in self.concepts if c.id == concept_id), None)
+
+    def panels(self) -> Iterable[tuple[str, Concept, Panel]]:
+        """(JSON path, concept, panel) for every comic panel, in page order."""
+        for i, c in enumerate(self.concepts):
+            yield f"concepts[{i}].trouble", c, c.trouble
+            yield f"concepts[{i}].fix", c, c.fix
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def _pydantic_path(loc: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(root)"
+
+
+def violations_from_validation_error(err: ValidationError) -> list[Violation]:
+    return [Violation(_pydantic_path(tuple(e["loc"])), e["msg"]) for e in err.errors()]
+
+
+# C0 and C1 control characters and DEL: a plan that carries them could retitle a terminal or
+# hide text on the page. Newline and tab are allowed only in the multi-sentence prose fields.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+PROSE_FIELDS = frozenset({"body", "takeaway", "intro", "sentence", "definition", "quote", "note"})
+
+
+def control_violations(data: object, path: str = "") -> list[Violation]:
+    """Every string of a decoded plan that holds a control character, with its JSON path."""
+    out: list[Violation] = []
+    stack: list[tuple[str, str, object]] = [(path, "", data)]
+    while stack:
+        where, key, value = stack.pop()
+        if isinstance(value, dict):
+            for k, v in value.items():
+                stack.append((f"{where}.{k}" if where else str(k), str(k), v))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                stack.append((f"{where}[{i}]", key, v))
+        elif isinstance(value, str):
+            pattern = CONTROL_BUT_LINES if key in PROSE_FIELDS else CONTROL
+            found = pattern.search(value)
+            if found:
+                code = f"U+{ord(found.group()):04X}"
+                out.append(Violation(where or "(root)", f"contains the control character {code}"))
+    return sorted(out, key=lambda v: v.path)
+
+
+def parse_plan(data: object, file: str | Path | None = None) -> Plan:
+    """Type-check a decoded plan; raise `PlanError` listing every field problem with its path
+    (control characters in any string included)."""
+    controls = control_violations(data)
+    try:
+        plan = Plan.model_validate(data)
+    except ValidationError as err:
+        raise PlanError(file, controls + violations_from_validation_error(err)) from None
+    if controls:
+        raise PlanError(file, controls)
+    return plan
+
+
+def load_plan(path: Path) -> Plan:
+    """Read and type-check `plan.json`. Page rules are checked separately (`check_plan`)."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(path, [Violation("(file)", "not found")]) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise PlanError(path, [Violation("(file)", f"cannot be read as UTF-8: {err}")]) from None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as err:
+        where = f"line {err.lineno} column {err.colno}"
+        raise PlanError(
+            path, [Violation("(json)", f"not valid JSON at {where}: {err.msg}")]
+        ) from None
+    return parse_plan(data, path)
+
+
+def plan_json_schema() -> dict[str, object]:
+    """The JSON Schema of plan.json (`tujie schema`)."""
+    return Plan.model_json_schema()
+
+
+def dump_plan(plan: Plan) -> str:
+    """Canonical JSON text of a plan (stable key order, UTF-8, trailing newline)."""
+    return (
+        json.dumps(plan.model_dump(mode="json", exclude_none=False), ensure_ascii=False, indent=2)
+        + "\n"
+    )

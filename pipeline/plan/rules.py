@@ -1,0 +1,260 @@
+"""The page rules a plan must keep beyond its types: counts, H1 caption lengths after the
+simulator's numbers are filled in, the backwards-only "solves the problem of" chain, sentence
+limits, glossary coverage, and the source checks (quotes found, URLs from the sources, every
+literal number inside a cited quote). Every violation carries its JSON path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from pipeline.artifacts.sources import Corpus, normalize_text
+from pipeline.errors import PlanError, Violation
+from pipeline.plan.model import MAX_BODY_SENTENCES, MAX_CAPTION, Panel, Plan
+
+PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.[\w]+)*)\}")
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+SENTENCE_END = re.compile(r"[。！？!?]+|\.(?=\s|$)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Text rules
+
+
+def fill_placeholders(text: str, values: Mapping[str, str]) -> str:
+    """Replace `{A.ttft}`-style placeholders; unknown names stay as they are (and are reported)."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def placeholders(text: str) -> list[str]:
+    return PLACEHOLDER.findall(text)
+
+
+def caption_length(text: str, lang: str) -> int:
+    """H1's measure: Chinese counts every non-space character; English counts characters."""
+    if lang == "zh":
+        return len(re.sub(r"\s+", "", text))
+    return len(text)
+
+
+def count_sentences(text: str) -> int:
+    parts = [p for p in SENTENCE_END.split(text.strip()) if p.strip()]
+    return len(parts)
+
+
+def numbers_in(text: str) -> list[str]:
+    """Literal numbers of a text, ignoring placeholders (those are bound to the simulator)."""
+    return NUMBER.findall(PLACEHOLDER.sub("", text))
+
+
+# ---------------------------------------------------------------------------------------------
+# Page rules
+
+ValuesFor = Callable[[Panel], Mapping[str, str]]
+
+
+def plan_violations(
+    plan: Plan,
+    corpus: Corpus | None = None,
+    *,
+    values_for: ValuesFor | None = None,
+    scenario_ids: set[str] | None = None,
+) -> list[Violation]:
+    """Every page rule the plan breaks. `corpus` enables the source checks (quotes, URLs,
+    numbers); `values_for(panel)` fills caption placeholders so H1 is checked after filling;
+    `scenario_ids` are the simulator scenarios a panel may name."""
+    out: list[Violation] = []
+    out += _id_rules(plan)
+    out += _chain_rules(plan)
+    out += _panel_rules(plan, values_for, scenario_ids)
+    out += _prose_rules(plan)
+    out += _glossary_rules(plan)
+    if corpus is not None:
+        out += _source_rules(plan, corpus)
+    return out
+
+
+def check_plan(
+    plan: Plan,
+    corpus: Corpus | None = None,
+    *,
+    file: str | Path | None = None,
+    values_for: ValuesFor | None = None,
+    scenario_ids: set[str] | None = None,
+) -> Plan:
+    """Raise `PlanError` with every violation, or return the plan unchanged."""
+    found = plan_violations(plan, corpus, values_for=values_for, scenario_ids=scenario_ids)
+    if found:
+        raise PlanError(file, found)
+    return plan
+
+
+def _duplicates(items: list[str]) -> set[str]:
+    seen: set[str] = set()
+    return {x for x in items if x in seen or seen.add(x)}  # type: ignore[func-returns-value]
+
+
+def _id_rules(plan: Plan) -> list[Violation]:
+    out = []
+    for dup in sorted(_duplicates([c.id for c in plan.concepts])):
+        i = [c.id for c in plan.concepts].index(dup)
+        out.append(Violation(f"concepts[{i}].id", f"duplicate concept id '{dup}'"))
+    for dup in sorted(_duplicates([m.id for m in plan.cast])):
+        out.append(Violation("cast", f"duplicate cast id '{dup}'"))
+    terms = [g.term for g in plan.glossary]
+    for dup in sorted(_duplicates(terms)):
+        out.append(Violation(f"glossary[{terms.index(dup)}].term", f"duplicate term '{dup}'"))
+    if plan.walkthrough.concept not in {c.id for c in plan.concepts}:
+        out.append(
+            Violation("walkthrough.concept", f"unknown concept '{plan.walkthrough.concept}'")
+        )
+    techniques = [c.technique for c in plan.concepts if c.technique]
+    for dup in sorted(_duplicates(techniques)):
+        out.append(Violation("concepts", f"technique '{dup}' is claimed by two concepts"))
+    return out
+
+
+def _chain_rules(plan: Plan) -> list[Violation]:
+    """P6: each concept fixes the problem of an EARLIER concept (the first fixes none)."""
+    out = []
+    index = {c.id: i for i, c in enumerate(plan.concepts)}
+    for i, c in enumerate(plan.concepts):
+        ref = c.solves_problem_of
+        path = f"concepts[{i}].solves_problem_of"
+        if i == 0:
+            if ref is not None:
+                out.append(Violation(path, "the first concept cannot fix an earlier one's problem"))
+            continue
+        if ref is None:
+            out.append(Violation(path, "must name the earlier concept whose problem this fixes"))
+        elif ref not in index:
+            out.append(Violation(path, f"unknown concept '{ref}'"))
+        elif index[ref] >= i:
+            out.append(Violation(path, f"'{ref}' is not earlier: the chain must point backwards"))
+    return out
+
+
+def _panel_rules(
+    plan: Plan, values_for: ValuesFor | None, scenario_ids: set[str] | None
+) -> list[Violation]:
+    out = []
+    limit = MAX_CAPTION[plan.lang]
+    cast_ids = {m.id for m in plan.cast}
+    for path, _concept, panel in plan.panels():
+        values = values_for(panel) if values_for and panel.scenario else {}
+        for field, text in [("caption", panel.caption), ("bubble", panel.bubble or "")]:
+            if not text:
+                continue
+            for name in placeholders(text):
+                if panel.scenario is None:
+                    out.append(
+                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario")
+                    )
+                elif values_for is not None and name not in values:
+                    out.append(Violation(f"{path}.{field}", f"unknown placeholder {{{name}}}"))
+            filled = fill_placeholders(text, values)
+            n = caption_length(filled, plan.lang)
+            if n > limit:
+                out.append(
+                    Violation(
+                        f"{path}.{field}", f"{n} characters after filling, limit {limit} (H1)"
+                    )
+                )
+            if numbers_in(text):
+                out.append(
+                    Violation(
+                        f"{path}.{field}",
+                        "literal number in a caption: bind it to the simulator with a placeholder",
+                    )
+                )
+        for j, label in enumerate(panel.labels):
+            if caption_length(label, plan.lang) > limit:
+                out.append(Violation(f"{path}.labels[{j}]", f"longer than {limit} characters"))
+        if panel.scene != "generic" and panel.scenario is None:
+            out.append(Violation(f"{path}.scenario", f"a '{panel.scene}' scene needs a scenario"))
+        if panel.scenario is not None:
+            if scenario_ids is not None and panel.scenario not in scenario_ids:
+                out.append(Violation(f"{path}.scenario", f"unknown scenario '{panel.scenario}'"))
+            if panel.variant is None:
+                out.append(Violation(f"{path}.variant", "name the variant: 'without' or 'with'"))
+        for who in panel.focus:
+            if who not in cast_ids:
+                out.append(Violation(f"{path}.focus", f"'{who}' is not in the cast"))
+    return out
+
+
+def _prose_rules(plan: Plan) -> list[Violation]:
+    out = []
+    if count_sentences(plan.takeaway) != 1:
+        out.append(Violation("takeaway", "must be exactly one sentence (P2)"))
+    if count_sentences(plan.main_thread.sentence) != 1:
+        out.append(Violation("main_thread.sentence", "must be exactly one sentence (P4)"))
+    for i, c in enumerate(plan.concepts):
+        n = count_sentences(c.body)
+        if n > MAX_BODY_SENTENCES:
+            out.append(
+                Violation(
+                    f"concepts[{i}].body", f"{n} sentences, at most {MAX_BODY_SENTENCES} (P3)"
+                )
+            )
+        for field in ("solves", "costs"):
+            if "\n" in getattr(c, field):
+                out.append(Violation(f"concepts[{i}].{field}", "must be a single line (P7)"))
+    return out
+
+
+def _glossary_rules(plan: Plan) -> list[Violation]:
+    out = []
+    terms = {g.term for g in plan.glossary}
+    for i, g in enumerate(plan.glossary):
+        if count_sentences(g.definition) != 1:
+            out.append(Violation(f"glossary[{i}].definition", "must be one sentence (P1)"))
+    for i, c in enumerate(plan.concepts):
+        for t in c.terms:
+            if t not in terms:
+                out.append(Violation(f"concepts[{i}].terms", f"'{t}' has no glossary entry"))
+    return out
+
+
+def _source_rules(plan: Plan, corpus: Corpus) -> list[Violation]:
+    out = []
+    all_quotes: list[str] = []
+    for i, c in enumerate(plan.concepts):
+        for j, cit in enumerate(c.citations):
+            path = f"concepts[{i}].citations[{j}]"
+            if corpus.source(cit.source) is None:
+                out.append(Violation(f"{path}.source", f"unknown source '{cit.source}'"))
+            elif corpus.find_quote(cit.source, cit.quote) is None:
+                out.append(Violation(f"{path}.quote", f"not found in source '{cit.source}'"))
+            else:
+                all_quotes.append(cit.quote)
+    for k, stop in enumerate(plan.route):
+        if not corpus.has_url(stop.url):
+            out.append(Violation(f"route[{k}].url", f"not from the sources: {stop.url}"))
+    everything = normalize_text(" ".join(all_quotes))
+    for i, c in enumerate(plan.concepts):
+        mine = normalize_text(" ".join(q.quote for q in c.citations if q.quote in all_quotes))
+        for field in ("body", "solves", "costs", "problem_left"):
+            for num in numbers_in(getattr(c, field)):
+                if num not in mine:
+                    out.append(
+                        Violation(
+                            f"concepts[{i}].{field}", f"number {num} is in no cited quote (H5)"
+                        )
+                    )
+    page_fields = [("takeaway", plan.takeaway), ("main_thread.sentence", plan.main_thread.sentence)]
+    page_fields += [
+        (f"glossary[{i}].definition", g.definition) for i, g in enumerate(plan.glossary)
+    ]
+    page_fields += [(f"route[{k}].why", s.why) for k, s in enumerate(plan.route)]
+    page_fields += [
+        ("walkthrough.intro", plan.walkthrough.intro),
+        ("ruler.sentence", plan.ruler.sentence),
+    ]
+    for path, text in page_fields:
+        for num in numbers_in(text):
+            if num not in everything:
+                out.append(Violation(path, f"number {num} is in no cited quote (H5)"))
+    return out

@@ -1,0 +1,238 @@
+"""`tujie publish`: copy a checked build to `site_root/<name>/` so that a publish killed at any
+moment leaves the previous page intact and loadable; keep earlier versions under `history/`,
+update the site's index page, and summarise the page's structure in 5-8 bullets.
+
+Layout of one published page (every switch is a single atomic rename or symlink replace):
+
+    <name>/versions/<ts>/     the live version (index.html, plan.json, check.json, links.json, shots/)
+    <name>/current -> versions/<ts>
+    <name>/index.html -> current/index.html   (likewise plan.json, check.json, links.json, shots)
+    <name>/history/<ts>/      every earlier version; its shots are the review's next baseline
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from pipeline.errors import PublishRefused, UsageError
+from pipeline.plan.model import load_plan
+from pipeline.publish.summary import page_bullets
+from pipeline.review.diff import read_json
+from pipeline.templating import html_environment
+
+PUBLISHED_FILES = ("index.html", "plan.json", "check.json", "links.json")
+PUBLISHED_DIRS = ("shots",)
+OK_LINK_STATUSES = ("ok", "redirected-ok")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+STAGING_PREFIX = ".staging-"
+TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
+# Test hook: sleep at a named step so a test can SIGKILL the publish exactly there.
+PAUSE_ENV = "TUJIE_PUBLISH_PAUSE_AT"
+PAUSE_SECONDS = 60.0
+PAUSE_STEPS = ("copied", "staged", "switched", "linked", "moved")
+SERVE_HOST = "127.0.0.1"
+
+
+@dataclass
+class PublishResult:
+    address: str  # a file path, or base_url + the page's path
+    bullets: list[str]  # 5-8 lines describing the page's structure, from the plan
+    history_entry: Path | None  # where the previous version went (None on first publication)
+    version: str = ""
+
+
+def _pause(step: str) -> None:
+    if os.environ.get(PAUSE_ENV) == step:
+        print(f"publish paused at {step}", file=sys.stderr, flush=True)
+        time.sleep(PAUSE_SECONDS)
+
+
+def refuse_unless_publishable(
+    build_dir: Path, *, allow_unverified: bool, current_inputs_hash: str | None
+) -> None:
+    """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go."""
+    if not (build_dir / "index.html").is_file():
+        raise PublishRefused(f"{build_dir}/index.html is missing: build the page first (make page)")
+    check = read_json(build_dir / "check.json")
+    if check is None:
+        raise PublishRefused(
+            f"{build_dir}/check.json is missing: run the browser check (tujie check) before publishing"
+        )
+    if check.get("ok") is not True:
+        count = len(check.get("problems", []))
+        raise PublishRefused(
+            f"the last browser check failed ({count} problem(s), see {build_dir}/review.html): "
+            "fix them and rebuild; a failed check cannot be overridden"
+        )
+    links = read_json(build_dir / "links.json")
+    if links is not None and not allow_unverified:
+        blocking = [r for r in links.get("results", []) if r.get("status") not in OK_LINK_STATUSES]
+        if blocking:
+            first = blocking[0]
+            raise PublishRefused(
+                f"{len(blocking)} link(s) not verified (e.g. {first.get('url')}: "
+                f"{first.get('status')}); re-run the link check online or pass --allow-unverified"
+            )
+    build = read_json(build_dir / "build.json")
+    built_from = (build or {}).get("inputs_hash")
+    if current_inputs_hash and built_from and built_from != current_inputs_hash:
+        raise PublishRefused(
+            f"the build in {build_dir} is older than its inputs (they changed since): "
+            "rebuild with make page before publishing"
+        )
+
+
+def publish(
+    build_dir: Path,
+    site_root: Path,
+    *,
+    name: str,
+    allow_unverified: bool = False,
+    to: str | None = None,
+    push: bool = False,
+    base_url: str | None = None,
+    current_inputs_hash: str | None = None,
+) -> PublishResult:
+    """Publish `build_dir` as page `name` under `site_root` (or `to`: another directory, or
+    `git:BRANCH` to commit the site to that branch; pushed only with `push`)."""
+    if not NAME_PATTERN.match(name):
+        raise UsageError(f"page name {name!r} is not a plain folder name (letters, digits, . _ -)")
+    refuse_unless_publishable(
+        build_dir, allow_unverified=allow_unverified, current_inputs_hash=current_inputs_hash
+    )
+    bullets = page_bullets(load_plan(build_dir / "plan.json"))
+    if to and to.startswith("git:"):
+        from pipeline.publish.git import publish_to_branch  # only git publishing needs git
+
+        address, version = publish_to_branch(
+            build_dir, name=name, branch=to[len("git:") :], push=push, base_url=base_url
+        )
+        return PublishResult(address, bullets, None, version)
+    root = Path(to) if to else site_root
+    history_entry, version = publish_local(build_dir, root, name)
+    if base_url:
+        address = f"{base_url.rstrip('/')}/{name}/"
+    else:
+        address = str((root / name / "index.html").absolute())
+    return PublishResult(address, bullets, history_entry, version)
+
+
+def _new_version_name(page_dir: Path) -> str:
+    stamp = datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
+    taken = {p.name for d in ("versions", "history") for p in (page_dir / d).glob("*")}
+    name, n = stamp, 1
+    while name in taken:
+        n += 1
+        name = f"{stamp}-{n}"
+    return name
+
+
+def copy_build(build_dir: Path, dest: Path) -> None:
+    """The published files of a build (those present) into `dest`, which must not exist."""
+    dest.mkdir(parents=True)
+    for item in PUBLISHED_FILES:
+        if (build_dir / item).is_file():
+            shutil.copy2(build_dir / item, dest / item)
+    for item in PUBLISHED_DIRS:
+        if (build_dir / item).is_dir():
+            # annotated-* copies are the check's working pictures, not part of the page
+            shutil.copytree(
+                build_dir / item, dest / item, ignore=shutil.ignore_patterns("annotated-*")
+            )
+
+
+def _symlink_atomic(link: Path, target: str) -> None:
+    if link.is_symlink() and os.readlink(link) == target:
+        return
+    tmp = link.with_name(f".{link.name}.new")
+    if tmp.is_symlink() or tmp.exists():
+        tmp.unlink()
+    tmp.symlink_to(target)
+    os.replace(tmp, link)
+
+
+def publish_local(build_dir: Path, root: Path, name: str) -> tuple[Path | None, str]:
+    """The atomic local publish (see the module docstring); returns (history entry, version)."""
+    page_dir = root / name
+    (page_dir / "versions").mkdir(parents=True, exist_ok=True)
+    (page_dir / "history").mkdir(exist_ok=True)
+    for leftover in page_dir.glob(STAGING_PREFIX + "*"):
+        shutil.rmtree(leftover, ignore_errors=True)  # from a publish killed while copying
+    version = _new_version_name(page_dir)
+    staging = page_dir / f"{STAGING_PREFIX}{version}"
+    copy_build(build_dir, staging)
+    _pause("copied")
+    os.rename(staging, page_dir / "versions" / version)
+    _pause("staged")
+    current = page_dir / "current"
+    previous = os.readlink(current).split("/")[-1] if current.is_symlink() else None
+    _symlink_atomic(current, f"versions/{version}")
+    _pause("switched")
+    for item in (*PUBLISHED_FILES, *PUBLISHED_DIRS):
+        if (page_dir / "versions" / version / item).exists():
+            _symlink_atomic(page_dir / item, f"current/{item}")
+    _pause("linked")
+    # Everything in versions/ except the live one is an earlier version (including leftovers of
+    # a publish killed after its switch): move it to history.
+    for old in sorted((page_dir / "versions").iterdir()):
+        if old.name != version:
+            os.rename(old, page_dir / "history" / old.name)
+    _pause("moved")
+    write_site_index(root)
+    history_entry = page_dir / "history" / previous if previous else None
+    return history_entry, version
+
+
+def _published_pages(root: Path) -> list[dict[str, str]]:
+    pages = []
+    for page_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if not (page_dir / "index.html").is_file():
+            continue
+        plan = read_json(page_dir / "plan.json") or {}
+        current = page_dir / "current"
+        version = os.readlink(current).split("/")[-1] if current.is_symlink() else ""
+        stamp = read_json(page_dir / "published.json") or {}
+        pages.append(
+            {
+                "name": page_dir.name,
+                "title": str(plan.get("title", page_dir.name)),
+                "lang": str(plan.get("lang", "")),
+                "version": version or str(stamp.get("version", "")),
+            }
+        )
+    return pages
+
+
+def write_site_index(root: Path) -> Path:
+    """`root/index.html` listing every published page (temp file + rename)."""
+    html = html_environment().get_template("site_index.html.j2").render(pages=_published_pages(root))
+    out = root / "index.html"
+    tmp = root / ".index.html.new"
+    tmp.write_text(html, encoding="utf-8")
+    os.replace(tmp, out)
+    return out
+
+
+def make_server(site_root: Path, port: int) -> ThreadingHTTPServer:
+    """An HTTP server for `site_root` on 127.0.0.1 only (port 0 picks a free one)."""
+    handler = partial(SimpleHTTPRequestHandler, directory=str(site_root))
+    return ThreadingHTTPServer((SERVE_HOST, port), handler)
+
+
+def serve(site_root: Path, port: int) -> None:
+    """`make serve`: serve the published site on localhost until interrupted."""
+    with make_server(site_root, port) as server:
+        print(f"serving {site_root} at http://{SERVE_HOST}:{server.server_address[1]}/", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass

@@ -1,0 +1,3 @@
+"""The render stage: plan + sim results + link report → one self-contained index.html
+(cards, walkthrough, route, glossary, fonts, CSP). The drawings themselves are in `pipeline.draw`.
+"""

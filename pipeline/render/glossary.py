@@ -1,0 +1,99 @@
+"""First-use definitions (P1): every glossary term is marked where it first appears on the page.
+
+The renderer feeds the page's prose through one `Glossary` in reading order; the first occurrence
+of a term (or an alias) becomes a focusable `<dfn>` and its definition is queued as a note for the
+block it appeared in. Text is escaped here, so the result is safe HTML.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from markupsafe import Markup, escape
+
+from pipeline.plan.model import GlossaryEntry
+
+# Latin terms only match whole words ("KV" must not match inside "KVS"); CJK text has no spaces,
+# so a term there matches anywhere. The look-arounds only refuse ASCII letters and digits.
+WORD_EDGE_BEFORE = r"(?<![A-Za-z0-9])"
+WORD_EDGE_AFTER = r"(?![A-Za-z0-9])"
+
+
+def term_id(index: int) -> str:
+    """The stable id of a glossary entry's defining instance (its position in the plan)."""
+    return f"term-{index + 1}"
+
+
+def note_id(index: int) -> str:
+    """The id of the first-use note holding the entry's definition: the page's only copy of it
+    (the <dfn>, the pop-up and the footer's term list all point here)."""
+    return f"note-{index + 1}"
+
+
+@dataclass
+class Glossary:
+    """Tracks which terms the page has defined so far, in reading order."""
+
+    entries: Sequence[GlossaryEntry]
+    defined: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        names: list[tuple[str, int]] = []
+        for i, entry in enumerate(self.entries):
+            for name in [entry.term, *entry.aliases]:
+                if name.strip():
+                    names.append((name, i))
+        # Longest first, so "KV cache" wins over "KV" at the same position.
+        names.sort(key=lambda item: (-len(item[0]), item[1]))
+        self._index = {name.casefold(): i for name, i in reversed(names)}
+        alternatives = "|".join(re.escape(name) for name, _ in names)
+        self._pattern = (
+            re.compile(f"{WORD_EDGE_BEFORE}(?:{alternatives}){WORD_EDGE_AFTER}", re.IGNORECASE)
+            if names
+            else None
+        )
+
+    def index_of(self, term: str) -> int | None:
+        return self._index.get(term.casefold())
+
+    def annotate(self, text: str) -> tuple[Markup, list[int]]:
+        """Escape `text`, wrapping each term's first use on the page in a `<dfn>`.
+
+        Returns the HTML and the indexes of the entries defined by this text (for its notes).
+        """
+        if self._pattern is None:
+            return Markup(escape(text)), []
+        out: list[str] = []
+        new: list[int] = []
+        pos = 0
+        for match in self._pattern.finditer(text):
+            index = self._index[match.group(0).casefold()]
+            if index in self.defined:
+                continue
+            self.defined.append(index)
+            new.append(index)
+            out.append(str(escape(text[pos : match.start()])))
+            out.append(self._dfn(index, match.group(0)))
+            pos = match.end()
+        out.append(str(escape(text[pos:])))
+        return Markup("".join(out)), new
+
+    def force(self, terms: Sequence[str]) -> list[int]:
+        """Define `terms` now if the page has not yet (a card introduces a term its prose
+        never spells out); returns the indexes newly defined."""
+        new = []
+        for term in terms:
+            index = self.index_of(term)
+            if index is not None and index not in self.defined:
+                self.defined.append(index)
+                new.append(index)
+        return new
+
+    def _dfn(self, index: int, shown: str) -> str:
+        # The term's name and definition live in the note; the <dfn> only points at it.
+        return (
+            f'<dfn class="term" id="{term_id(index)}" tabindex="0" '
+            f'aria-describedby="{note_id(index)}">{escape(shown)}</dfn>'
+        )

@@ -1,0 +1,213 @@
+"""The zero-background walkthrough's words (P9): one plain sentence per simulator step, and the
+without-vs-with comparison table, both computed from traces (never written by the LLM).
+
+Every number here is read or counted from a trace, so the section can carry the 示意值 tag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.simulate.results import format_number
+
+Trace = Mapping[str, Any]
+
+SENTENCES: Mapping[str, Mapping[str, str]] = {
+    "zh": {
+        "decode": "{who} 各写 1 个字",
+        "decode_one": "{who} 写 1 个字",
+        "prefill": "{who} 预填充 {n} 个 token，还没出字",
+        "first": "{who} 算完最后 {n} 个提示词 token，吐出第一个字",
+        "recompute": "{who} 重算 {n} 个 token 后接着写",
+        "stalled": "{who} 这一步没分到 token，干等",
+        "waiting": "{who} 还在排队",
+        "preempted": "{who} 被抢占，KV 块被收回",
+        "finished": "{who} 写完离场，释放 KV 块",
+        "idle": "这一步没人被调度",
+        "total": "本步共 {n} 个 token",
+        "join": "；",
+        "end": "。",
+        "sep": "、",
+    },
+    "en": {
+        "decode": "{who} each write 1 token",
+        "decode_one": "{who} writes 1 token",
+        "prefill": "{who} prefills {n} prompt tokens, no output yet",
+        "first": "{who} computes its last {n} prompt tokens and emits its first token",
+        "recompute": "{who} recomputes {n} tokens, then writes on",
+        "stalled": "{who} get no tokens this step and wait",
+        "waiting": "{who} still waits in the queue",
+        "preempted": "{who} is preempted and loses its KV blocks",
+        "finished": "{who} finishes and frees its KV blocks",
+        "idle": "nobody is scheduled this step",
+        "total": "{n} tokens in this step",
+        # English singulars (n == 1); Chinese needs none.
+        "prefill_one": "{who} prefills 1 prompt token, no output yet",
+        "first_one": "{who} computes its last prompt token and emits its first token",
+        "recompute_one": "{who} recomputes 1 token, then writes on",
+        "total_one": "1 token in this step",
+        "join": "; ",
+        "end": ".",
+        "sep": ", ",
+    },
+}
+
+TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
+    "zh": {
+        "ttft": "{who} 的首字延迟（{unit}）",
+        "steps": "总步数",
+        "max_step_tokens": "单步最多 token",
+        "max_gap": "老请求最长出字间隔（{unit}）",
+        "stalls": "老请求干等的次数",
+        "preempted": "被抢占次数",
+        "throughput": "吞吐（token/{unit_one}）",
+    },
+    "en": {
+        "ttft": "{who}'s time to first token ({unit})",
+        "steps": "Steps in total",
+        "max_step_tokens": "Most tokens in one step",
+        "max_gap": "Longest gap between tokens, old requests ({unit})",
+        "stalls": "Times an old request waited",
+        "preempted": "Preemptions",
+        "throughput": "Throughput (tokens per {unit_one})",
+    },
+}
+
+# The trace's clock: the unit cost model counts engine steps, the linear and roofline models
+# milliseconds (trace["cost"]["time_unit"]). (plural label, per-one label) per language.
+TIME_UNITS: Mapping[str, Mapping[str, tuple[str, str]]] = {
+    "zh": {"step": ("步", "步"), "ms": ("毫秒", "毫秒"), "s": ("秒", "秒")},
+    "en": {"step": ("steps", "step"), "ms": ("ms", "ms"), "s": ("s", "s")},
+}
+COST_KIND_UNITS: Mapping[str, str] = {"unit": "step", "linear": "ms", "roofline": "ms"}
+DEFAULT_TIME_UNIT = "step"
+TIMED_FIGURES = frozenset({"ttft", "max_gap", "throughput"})
+
+
+@dataclass(frozen=True)
+class WalkRow:
+    index: int
+    sentence: str
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    label: str
+    without: str
+    with_: str
+
+
+def _who(ids: Sequence[str], lang: str) -> str:
+    return SENTENCES[lang]["sep"].join(ids)
+
+
+def _counted(words: Mapping[str, str], key: str, n: int) -> str:
+    """The sentence pattern for a count: the language's singular form when n is 1 and it has one."""
+    return words.get(f"{key}_one", words[key]) if n == 1 else words[key]
+
+
+def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
+    """One deterministic sentence per step: who got how many tokens, who emitted, who waited."""
+    words = SENTENCES[lang]
+    emitted_before: set[str] = set()
+    rows: list[WalkRow] = []
+    for step in trace.get("steps", []):
+        scheduled: Mapping[str, int] = step.get("scheduled", {})
+        emitted = set(step.get("emitted", []))
+        decoders = [r for r, n in scheduled.items() if n == 1 and r in emitted_before]
+        parts = []
+        if decoders:
+            key = "decode" if len(decoders) > 1 else "decode_one"
+            parts.append(words[key].format(who=_who(decoders, lang)))
+        for rid, n in scheduled.items():
+            if rid in decoders:
+                continue
+            if rid in emitted_before:
+                key = "recompute"
+            elif rid in emitted:
+                key = "first"
+            else:
+                key = "prefill"
+            parts.append(_counted(words, key, n).format(who=rid, n=n))
+        stalled = [r for r in step.get("running", []) if r not in scheduled]
+        if stalled:
+            parts.append(words["stalled"].format(who=_who(stalled, lang)))
+        if step.get("preempted"):
+            parts.append(words["preempted"].format(who=_who(step["preempted"], lang)))
+        if step.get("waiting"):
+            parts.append(words["waiting"].format(who=_who(step["waiting"], lang)))
+        if step.get("finished"):
+            parts.append(words["finished"].format(who=_who(step["finished"], lang)))
+        if not parts:
+            parts.append(words["idle"])
+        total = sum(scheduled.values())
+        parts.append(_counted(words, "total", total).format(n=total))
+        sentence = words["join"].join(parts) + words["end"]
+        if lang == "en":
+            sentence = sentence[0].upper() + sentence[1:]
+        rows.append(WalkRow(int(step.get("index", len(rows) + 1)), sentence))
+        emitted_before |= emitted
+    return rows
+
+
+def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
+    steps = trace.get("steps", [])
+    requests: Mapping[str, Mapping[str, Any]] = trace.get("requests", {})
+    old = [r for r in requests if r != newcomer]
+    gaps: list[float] = []
+    for rid in old:
+        times = requests[rid].get("token_times", [])
+        gaps += [b - a for a, b in zip(times, times[1:], strict=False)]
+    emitted_before: set[str] = set()
+    stalls = 0
+    for step in steps:
+        scheduled = step.get("scheduled", {})
+        stalls += sum(
+            1
+            for r in step.get("running", [])
+            if r in old and r in emitted_before and r not in scheduled
+        )
+        emitted_before |= set(step.get("emitted", []))
+    return {
+        "ttft": requests.get(newcomer, {}).get("ttft"),
+        "steps": len(steps),
+        "max_step_tokens": max((sum(s.get("scheduled", {}).values()) for s in steps), default=0),
+        "max_gap": max(gaps) if gaps else None,
+        "stalls": stalls,
+        "preempted": sum(len(s.get("preempted", [])) for s in steps),
+        "throughput": trace.get("summary", {}).get("output_throughput"),
+    }
+
+
+def time_unit(trace: Trace) -> str:
+    """The unit of the trace's times: its cost model's `time_unit`, else the model kind's."""
+    cost: Mapping[str, Any] = trace.get("cost", {}) or {}
+    unit = str(cost.get("time_unit") or COST_KIND_UNITS.get(str(cost.get("kind")), ""))
+    return unit if unit in TIME_UNITS["en"] else DEFAULT_TIME_UNIT
+
+
+def comparison_rows(without: Trace, with_: Trace, newcomer: str, lang: str) -> list[CompareRow]:
+    """The without/with table: same figures, counted the same way from both traces, times
+    labelled in the unit of the traces' cost model."""
+    a, b = _figures(without, newcomer), _figures(with_, newcomer)
+    labels = TABLE_ROWS[lang]
+    unit_key = time_unit(with_)
+    if time_unit(without) != unit_key:
+        # Two clocks cannot share a row: only the counts stay comparable.
+        a = {k: (None if k in TIMED_FIGURES else v) for k, v in a.items()}
+        b = {k: (None if k in TIMED_FIGURES else v) for k, v in b.items()}
+    unit, unit_one = TIME_UNITS[lang][unit_key]
+    rows = []
+    for key, label in labels.items():
+        if a[key] is None and b[key] is None:
+            continue
+        rows.append(
+            CompareRow(
+                label.format(who=newcomer, unit=unit, unit_one=unit_one),
+                "—" if a[key] is None else format_number(a[key]),  # type: ignore[arg-type]
+                "—" if b[key] is None else format_number(b[key]),  # type: ignore[arg-type]
+            )
+        )
+    return rows

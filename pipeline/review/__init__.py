@@ -1,0 +1,2 @@
+"""The review stage: screenshot diffs against the last published page → review.html.
+"""
