@@ -100,11 +100,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(json.loads(corpus.model_dump_json()))
         return 0
+    from rich.markup import escape
+
+    from pipeline.folder import printable
+
     console = _console(False)
     for s in corpus.sources:
-        console.print(f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {s.title}")
+        console.print(
+            f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {escape(printable(s.title))}"
+        )
     for k in corpus.skipped:
-        console.print(f"[yellow]skipped[/] {k.path}: {k.reason}")
+        console.print(f"[yellow]skipped[/] {escape(k.path)}: {escape(printable(k.reason))}")
     console.print(f"→ {build.dir / 'sources.json'}")
     return 0
 

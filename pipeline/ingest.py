@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 from pathlib import Path
 
 from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
+from pipeline.folder import walk_folder
 from pipeline.ingest_formats import PARSERS, Extracted, Unreadable
 from pipeline.sources import Corpus, Paragraph, ReadingListEntry, SkippedFile, Source, normalize_url
 
@@ -66,9 +66,10 @@ def ingest_folder(src: Path) -> Corpus:
     skipped: list[SkippedFile] = []
     used_ids: set[str] = set()
     reading_list: list[ReadingListEntry] = []
-    files = _article_candidates(src)
-    for path in files:
-        rel = path.relative_to(src).as_posix()
+    walk = walk_folder(src)
+    skipped.extend(SkippedFile(path=s.rel, reason=s.reason) for s in walk.skipped)
+    for file in walk.files:
+        path, rel = file.path, file.rel
         if rel == READING_LIST_NAME:
             reading_list = _read_reading_list(path, skipped)
             continue
@@ -86,7 +87,8 @@ def ingest_folder(src: Path) -> Corpus:
             sources.append(_read_source(path, rel, kind, used_ids))
         except Unreadable as why:
             skipped.append(SkippedFile(path=rel, reason=str(why)))
-    if not files:
+    skipped.sort(key=lambda s: s.path)
+    if not walk.files and not walk.skipped:
         raise SourceError(f"{src}: folder is empty; put articles (.md, .txt, .html, .pdf) in it")
     if not sources:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5]) or "no article files"
@@ -97,18 +99,6 @@ def ingest_folder(src: Path) -> Corpus:
     return Corpus(
         folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped
     )
-
-
-def _article_candidates(src: Path) -> list[Path]:
-    """Every regular file under `src`, sorted by relative path; hidden files and folders (.git,
-    .DS_Store) are ignored silently, symlinked folders are not followed (no loops)."""
-    found: list[Path] = []
-    for root, dirs, names in os.walk(src):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                found.append(Path(root) / name)
-    return sorted(found, key=lambda p: p.relative_to(src).as_posix())
 
 
 def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:

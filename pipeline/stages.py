@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.atomic import write_atomic
-from pipeline.build import Build, inputs_hash, sha256_bytes, sha256_file, source_files, tree_hash
+from pipeline.build import (
+    Build,
+    inputs_hash,
+    sha256_bytes,
+    sha256_file,
+    source_tree_hash,
+    tree_hash,
+)
 from pipeline.config import PageConfig
 from pipeline.errors import PlanError, TujieError, Violation
 from pipeline.plan import Plan, dump_plan, load_plan, parse_plan
@@ -26,13 +33,14 @@ def stage_ingest(build: Build) -> Corpus:
     from pipeline.ingest import ingest_folder, write_corpus
 
     path = build.dir / "sources.json"
-    files = source_files(build.src)
-    key = tree_hash(files, build.src) if files else "empty"
+    key = source_tree_hash(build.src)
 
     def run() -> str:
         corpus = ingest_folder(build.src)
         write_corpus(corpus, path)
-        return f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+        note = f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+        skipped = f", {len(corpus.skipped)} skipped (`tujie ingest` lists why)"
+        return note + (skipped if corpus.skipped else "")
 
     build.stage("ingest", [key], [path], run)
     return Corpus.model_validate_json(path.read_text(encoding="utf-8"))
