@@ -15,7 +15,15 @@ from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
 from pipeline.folder import walk_folder
 from pipeline.ingest_formats import PARSERS, Extracted, Unreadable
-from pipeline.sources import Corpus, Paragraph, ReadingListEntry, SkippedFile, Source, normalize_url
+from pipeline.sources import (
+    Corpus,
+    FileWarning,
+    Paragraph,
+    ReadingListEntry,
+    SkippedFile,
+    Source,
+    normalize_url,
+)
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
@@ -66,6 +74,7 @@ def ingest_folder(src: Path) -> Corpus:
     skipped: list[SkippedFile] = []
     used_ids: set[str] = set()
     reading_list: list[ReadingListEntry] = []
+    warnings: list[FileWarning] = []
     walk = walk_folder(src)
     skipped.extend(SkippedFile(path=s.rel, reason=s.reason) for s in walk.skipped)
     for file in walk.files:
@@ -84,7 +93,9 @@ def ingest_folder(src: Path) -> Corpus:
             )
             continue
         try:
-            sources.append(_read_source(path, rel, kind, used_ids))
+            source, extracted = _read_source(path, rel, kind, used_ids)
+            sources.append(source)
+            warnings += [FileWarning(path=rel, warning=w) for w in extracted.warnings]
         except Unreadable as why:
             skipped.append(SkippedFile(path=rel, reason=str(why)))
     skipped.sort(key=lambda s: s.path)
@@ -97,11 +108,15 @@ def ingest_folder(src: Path) -> Corpus:
         )
     _attach_reading_list_lengths(reading_list, sources)
     return Corpus(
-        folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped
+        folder=src.as_posix(),
+        sources=sources,
+        reading_list=reading_list,
+        skipped=skipped,
+        warnings=warnings,
     )
 
 
-def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
+def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> tuple[Source, Extracted]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -113,10 +128,13 @@ def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
         data = path.read_bytes()
     except OSError as err:
         raise Unreadable(f"cannot be read ({err.strerror or type(err).__name__})") from None
-    extracted = PARSERS[kind](data)
+    try:
+        extracted = PARSERS[kind](data)
+    except RecursionError:
+        raise Unreadable("nested too deeply to read") from None
     if not extracted.paragraphs:
         raise Unreadable("no text in the file")
-    return _make_source(extracted, rel, kind, data, used_ids)
+    return _make_source(extracted, rel, kind, data, used_ids), extracted
 
 
 def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[str]) -> Source:

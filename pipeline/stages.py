@@ -39,8 +39,10 @@ def stage_ingest(build: Build) -> Corpus:
         corpus = ingest_folder(build.src)
         write_corpus(corpus, path)
         note = f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
-        skipped = f", {len(corpus.skipped)} skipped (`tujie ingest` lists why)"
-        return note + (skipped if corpus.skipped else "")
+        if corpus.skipped or corpus.warnings:
+            note += f", {len(corpus.skipped)} skipped, {len(corpus.warnings)} warning(s)"
+            note += " (`tujie ingest` lists them)"
+        return note
 
     build.stage("ingest", [key], [path], run)
     return Corpus.model_validate_json(path.read_text(encoding="utf-8"))
