@@ -59,6 +59,14 @@ READING_LIST_ITEM = re.compile(
 READING_LIST_BARE = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$"
 )
+# A list item that links somewhere other than the web (javascript:, data:, file:, a relative
+# path): never used, but listed among the skipped entries so it does not vanish unnoticed.
+READING_LIST_OTHER = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[(?P<title>[^\]]*)\]\((?P<url>[^)\s]*)\)"
+    r"|<?(?P<bare>(?:javascript|vbscript|data|file|ftp|mailto|about|blob):[^\s>]*))",
+    flags=re.I,
+)
+SHOWN_URL_CHARS = 60
 
 
 def ingest_folder(src: Path) -> Corpus:
@@ -200,23 +208,47 @@ def _unique(items: list[str]) -> list[str]:
 def parse_reading_list(text: str) -> list[ReadingListEntry]:
     """Entries of `reading-list.md`: list items `- [Title](url) — note` (bare `- <url>` too).
     Other lines (headings, prose) are ignored; a URL listed twice is kept once."""
+    return _parse_reading_list(text)[0]
+
+
+def _parse_reading_list(text: str) -> tuple[list[ReadingListEntry], list[SkippedFile]]:
     entries: list[ReadingListEntry] = []
+    rejects: list[SkippedFile] = []
     seen: set[str] = set()
-    for line in text.lstrip("\ufeff").splitlines():
-        m = READING_LIST_ITEM.match(line)
-        if m:
-            title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
-        else:
-            bare = READING_LIST_BARE.match(line)
-            if not bare:
-                continue
-            url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
-            title = url
-        if normalize_url(url) in seen:
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        entry = _reading_list_entry(line)
+        if entry is None:
+            why = _not_a_web_link(line)
+            if why:
+                rejects.append(SkippedFile(path=f"{READING_LIST_NAME}:{number}", reason=why))
             continue
-        seen.add(normalize_url(url))
-        entries.append(ReadingListEntry(title=title, url=url, note=note))
-    return entries
+        if normalize_url(entry.url) in seen:
+            continue
+        seen.add(normalize_url(entry.url))
+        entries.append(entry)
+    return entries, rejects
+
+
+def _reading_list_entry(line: str) -> ReadingListEntry | None:
+    m = READING_LIST_ITEM.match(line)
+    if m:
+        title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
+        return ReadingListEntry(title=title, url=url, note=note)
+    bare = READING_LIST_BARE.match(line)
+    if not bare:
+        return None
+    url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
+    return ReadingListEntry(title=url, url=url, note=note)
+
+
+def _not_a_web_link(line: str) -> str | None:
+    """Why a reading-list item's link is not used, or None when the line is no link item."""
+    m = READING_LIST_OTHER.match(line)
+    if not m:
+        return None
+    url = (m.group("url") if m.group("bare") is None else m.group("bare")).strip()
+    shown = url if len(url) <= SHOWN_URL_CHARS else url[:SHOWN_URL_CHARS] + "…"
+    return f"not an http(s) web address ({shown or 'an empty link'})"
 
 
 def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingListEntry]:
@@ -229,7 +261,9 @@ def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingLi
             SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
         )
         return []
-    return parse_reading_list(text)
+    entries, rejects = _parse_reading_list(text)
+    skipped.extend(rejects)
+    return entries
 
 
 def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[Source]) -> None:

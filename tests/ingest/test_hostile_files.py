@@ -96,3 +96,32 @@ def test_damaged_pdf_is_ingested_with_a_one_line_warning(
     pdf = next(s for s in corpus.sources if s.path == "bent.pdf")
     assert PDF_TEXT in pdf.text
     assert [w.path for w in corpus.warnings] == ["bent.pdf"]
+
+
+def test_reading_list_entries_that_are_not_web_links_are_listed_as_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "rl"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    (root / "reading-list.md").write_text(
+        "# List\n\n"
+        "- [Good](https://a.example/good) — kept\n"
+        "- [Click](javascript:alert(document.cookie)) — hostile\n"
+        "- [Inline](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)\n"
+        "- [Local](file:///etc/passwd)\n"
+        "- <data:text/html,hi>\n"
+        "* [Notes](notes/other.md) — relative\n"
+        "Prose with [a link](javascript:void) is not a list item.\n",
+        encoding="utf-8",
+    )
+    corpus = ingest_folder(root)
+    assert [e.url for e in corpus.reading_list] == ["https://a.example/good"]
+    reasons = {s.path: s.reason for s in corpus.skipped}
+    assert sorted(reasons) == [f"reading-list.md:{n}" for n in (4, 5, 6, 7, 8)]
+    assert "javascript:alert(document.cookie" in reasons["reading-list.md:4"]
+    assert reasons["reading-list.md:6"].endswith("(file:///etc/passwd)")
+    assert all(r.startswith("not an http(s) web address") for r in reasons.values())
+    assert main(["ingest", str(root), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "skipped reading-list.md:6: not an http(s) web address (file:///etc/passwd)" in out
