@@ -114,13 +114,21 @@ class Build:
         write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
 
     def stage(
-        self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]
+        self,
+        name: str,
+        key_parts: list[str],
+        outputs: list[Path],
+        run: Callable[[], str | None],
+        *,
+        rerun: bool = False,
     ) -> bool:
-        """Run `run` unless the key of its inputs matches the last run and its outputs exist."""
+        """Run `run` unless the key of its inputs matches the last run and its outputs exist
+        (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
         key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
         last = self.state["stages"].get(name, {})
         start = time.perf_counter()
-        if not self.force and last.get("key") == key and all(p.exists() for p in outputs):
+        unchanged = last.get("key") == key and all(p.exists() for p in outputs)
+        if unchanged and not (self.force or rerun):
             record = StageRecord(name, False, 0.0, "unchanged")
         else:
             note = run() or ""

@@ -47,6 +47,7 @@ from pipeline.links_report import (  # noqa: F401  (re-exported: the public API)
     _key,
     collect_targets,
     load_report,
+    verdict_options,
     write_report,
 )
 from pipeline.sources import Corpus, normalize_url
@@ -421,17 +422,6 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
     )
 
 
-def _private_literal(url: str) -> bool:
-    """A loopback or private host visible without DNS (an IP literal, or localhost)."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return not _is_public(host)
-    except ValueError:
-        return False
-
-
 def _precheck(target: LinkTarget, allowed: set[str], now: datetime) -> LinkResult | None:
     """Provenance before anything else: a URL not in the sources is never requested.
     `allowed` is `corpus.urls()` computed once (`Corpus.has_url` rebuilds it per call)."""
@@ -455,16 +445,14 @@ async def check_links_async(
 ) -> LinkReport:
     """Check every target (see the module docstring); results keep the targets' order."""
     now = datetime.now(UTC).replace(microsecond=0)
-    cache = {} if refresh else _cached(cache_path, settings, now)
+    options = verdict_options(settings, allow_private)
+    cache = {} if refresh else _cached(cache_path, settings, now, options)
     results: list[LinkResult | None] = []
     pending: dict[int, LinkTarget] = {}
     allowed = corpus.urls()
     for i, t in enumerate(targets):
         early = _precheck(t, allowed, now)
         hit = cache.get((t.url, t.claimed_title))
-        # A result cached by a run that allowed private hosts must not leak into one that doesn't.
-        if hit is not None and not allow_private and _private_literal(t.url):
-            hit = None
         if early is None and hit is not None:
             early = hit.model_copy(update={"where": t.where, "from_cache": True})
         results.append(early)
@@ -494,7 +482,7 @@ async def check_links_async(
             for r in final
         ]  # fmt: skip
     offline = any(r.status == "unverified-offline" for r in final)
-    return LinkReport(checked_at=now, offline=offline, results=final)
+    return LinkReport(checked_at=now, offline=offline, results=final, options=options)
 
 
 def check_links(

@@ -135,7 +135,10 @@ def stage_links(
     targets = collect_targets(plan, corpus)
     key = [json.dumps([t.model_dump(mode="json") for t in targets], sort_keys=True)]
     # Results expire: an old report re-runs the stage (its fresh results are reused from it).
-    key.append("expired" if _links_expired(path) or refresh else "fresh")
+    key.append("expired" if _links_expired(path) else "fresh")
+    # Verdicts depend on the options: a report made with --allow-private is no report for a
+    # run without it (its loopback "ok"s would pass the publish gate).
+    key.append(f"allow_private={allow_private}")
 
     def run() -> str:
         report = check_links(
@@ -147,7 +150,7 @@ def stage_links(
             counts[r.status] = counts.get(r.status, 0) + 1
         return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
-    build.stage("links", key, [path], run)
+    build.stage("links", key, [path], run, rerun=refresh)  # --refresh re-checks every time
     from pipeline.links_report import LinkReport
 
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
