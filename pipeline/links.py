@@ -140,6 +140,12 @@ def _is_public(addr: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def _local_name(host: str) -> bool:
+    """A name that never reaches the internet's DNS (RFC 6761 `localhost`, mDNS `.local`)."""
+    name = host.lower().rstrip(".")
+    return name == "localhost" or name.endswith((".localhost", ".local"))
+
+
 class _Checker:
     """One run: the client, the gates, what we learnt of the network, and the probe cache."""
 
@@ -169,7 +175,10 @@ class _Checker:
 
     async def _lookup(self, host: str, port: int) -> list[str] | str:
         """The host's addresses, or why there are none. Until one lookup has worked they go one
-        at a time, so a dead resolver costs `offline_after_failures` timeouts, not one per host."""
+        at a time, so a dead resolver costs `offline_after_failures` timeouts, not one per host.
+        Local names (`localhost`) need no network: they skip that latch and never move it."""
+        if _local_name(host):
+            return await self._resolve_or_why(host, port)
         if not self.dns_works:
             async with self.first_contact:
                 if not self.dns_works and not self.offline:
@@ -182,10 +191,14 @@ class _Checker:
         try:
             addrs = await self._resolve(host, port)
         except (OSError, TimeoutError) as err:
-            self.unreachable_public += 1
+            if not _local_name(host):
+                self.unreachable_public += 1
             why = "timed out" if isinstance(err, TimeoutError) else "failed"
             return f"DNS lookup of {host} {why}: no network, or no such host"
-        self.dns_works = True
+        # Only a public answer shows the resolver works: `localhost` comes from /etc/hosts,
+        # a LAN name from a local resolver, and neither says anything about the internet.
+        if all(_is_public(a) for a in addrs):
+            self.dns_works = True
         return addrs
 
     async def admit(self, url: str) -> tuple[_Answer | None, bool]:
@@ -206,6 +219,10 @@ class _Checker:
         host = parts.hostname
         if not host:
             return _Answer(url=url, failure="broken", evidence="the URL has no host"), False
+        try:
+            host.encode("idna")  # what the resolver will do; a 64-character label fails here
+        except UnicodeError:
+            return _Answer(url=url, failure="broken", evidence="the host name is invalid"), False
         try:
             addrs: list[str] | str = [str(ipaddress.ip_address(host))]
         except ValueError:
@@ -442,8 +459,10 @@ async def check_links_async(
     refresh: bool = False,
     allow_private: bool = False,
     settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> LinkReport:
-    """Check every target (see the module docstring); results keep the targets' order."""
+    """Check every target (see the module docstring); results keep the targets' order.
+    `transport` replaces the network under httpx (tests simulate an offline machine with it)."""
     now = datetime.now(UTC).replace(microsecond=0)
     options = verdict_options(settings, allow_private)
     cache = {} if refresh else _cached(cache_path, settings, now, options)
@@ -467,7 +486,7 @@ async def check_links_async(
     # trust_env=False: no proxy variables and no ~/.netrc credentials reach a foreign server.
     async with httpx.AsyncClient(
         headers=headers, timeout=timeout, limits=limits, follow_redirects=False,
-        trust_env=False, cookies=_no_cookies(),
+        trust_env=False, cookies=_no_cookies(), transport=transport,
     ) as client:  # fmt: skip
         checker = _Checker(client, settings, allow_private)
         checked = await asyncio.gather(*(_judge(checker, t, now) for t in pending.values()))
@@ -493,6 +512,7 @@ def check_links(
     refresh: bool = False,
     allow_private: bool = False,
     settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> LinkReport:
     """Synchronous wrapper of `check_links_async` for the CLI and the build."""
     return asyncio.run(
@@ -503,5 +523,6 @@ def check_links(
             refresh=refresh,
             allow_private=allow_private,
             settings=settings,
+            transport=transport,
         )  # fmt: skip
     )
