@@ -100,11 +100,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(json.loads(corpus.model_dump_json()))
         return 0
+    from rich.markup import escape
+
+    from pipeline.folder import printable
+
     console = _console(False)
     for s in corpus.sources:
-        console.print(f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {s.title}")
+        console.print(
+            f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {escape(printable(s.title))}"
+        )
     for k in corpus.skipped:
-        console.print(f"[yellow]skipped[/] {k.path}: {k.reason}")
+        line = f"[yellow]skipped[/] {escape(k.path)}: {escape(printable(k.reason))}"
+        console.print(line, soft_wrap=True)  # one line per file, whatever the width
+    for w in corpus.warnings:
+        line = f"[yellow]warning[/] {escape(w.path)}: {escape(printable(w.warning))}"
+        console.print(line, soft_wrap=True)
     console.print(f"→ {build.dir / 'sources.json'}")
     return 0
 

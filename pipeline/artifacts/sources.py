@@ -67,8 +67,17 @@ class SkippedFile(BaseModel):
     reason: str
 
 
+class FileWarning(BaseModel):
+    """A file that was used, but not all of it could be read (e.g. a truncated PDF)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    warning: str
+
+
 class Corpus(BaseModel):
-    """Everything ingested from one folder: articles, reading list, skipped files."""
+    """Everything ingested from one folder: articles, reading list, skipped files, warnings."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -77,6 +86,7 @@ class Corpus(BaseModel):
     sources: list[Source] = Field(default_factory=list)
     reading_list: list[ReadingListEntry] = Field(default_factory=list)
     skipped: list[SkippedFile] = Field(default_factory=list)
+    warnings: list[FileWarning] = Field(default_factory=list)
 
     def source(self, source_id: str) -> Source | None:
         return next((s for s in self.sources if s.id == source_id), None)

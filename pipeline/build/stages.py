@@ -20,7 +20,7 @@ from pipeline.build.state import (
     inputs_hash,
     sha256_bytes,
     sha256_file,
-    source_files,
+    source_tree_hash,
     tree_hash,
 )
 from pipeline.config import PageConfig
@@ -33,13 +33,16 @@ def stage_ingest(build: Build) -> Corpus:
     from pipeline.ingest.folder import ingest_folder, write_corpus
 
     path = build.dir / "sources.json"
-    files = source_files(build.src)
-    key = tree_hash(files, build.src) if files else "empty"
+    key = source_tree_hash(build.src)
 
     def run() -> str:
         corpus = ingest_folder(build.src)
         write_corpus(corpus, path)
-        return f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+        note = f"{len(corpus.sources)} articles, {len(corpus.reading_list)} reading-list entries"
+        if corpus.skipped or corpus.warnings:
+            note += f", {len(corpus.skipped)} skipped, {len(corpus.warnings)} warning(s)"
+            note += " (`tujie ingest` lists them)"
+        return note
 
     build.stage("ingest", [key], [path], run)
     return Corpus.model_validate_json(path.read_text(encoding="utf-8"))
@@ -157,7 +160,10 @@ def stage_links(
     targets = collect_targets(plan, corpus)
     key = [json.dumps([t.model_dump(mode="json") for t in targets], sort_keys=True)]
     # Results expire: an old report re-runs the stage (its fresh results are reused from it).
-    key.append("expired" if _links_expired(path) or refresh else "fresh")
+    key.append("expired" if _links_expired(path) else "fresh")
+    # Verdicts depend on the options: a report made with --allow-private is no report for a
+    # run without it (its loopback "ok"s would pass the publish gate).
+    key.append(f"allow_private={allow_private}")
 
     def run() -> str:
         report = check_links(
@@ -169,7 +175,7 @@ def stage_links(
             counts[r.status] = counts.get(r.status, 0) + 1
         return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
-    build.stage("links", key, [path], run)
+    build.stage("links", key, [path], run, rerun=refresh)  # --refresh re-checks every time
     from pipeline.links.report import LinkReport
 
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))

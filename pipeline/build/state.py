@@ -8,7 +8,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from typing import Any
 from pipeline.atomic import write_atomic
 from pipeline.config import PageConfig, load_config
 from pipeline.errors import OutputError, SourceError
+from pipeline.folder import walk_folder
 from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
 
 DEFAULT_OUTPUT = Path("output")
@@ -33,11 +34,24 @@ def sha256_file(path: Path) -> str:
 
 def tree_hash(paths: list[Path], root: Path) -> str:
     """One hash over files' relative names and contents, in a stable order."""
+    return _entries_hash((p.relative_to(root).as_posix(), p) for p in paths)
+
+
+def _entries_hash(entries: Iterable[tuple[str, Path]], extra: Iterable[str] = ()) -> str:
+    """Hash (name, file) pairs sorted by name, then `extra` lines. Names are hashed as the
+    file system's bytes (a name that is not UTF-8 must not crash the hash); an unreadable file
+    contributes its error, so the stage that reads it runs and reports it."""
     h = hashlib.sha256()
-    for p in sorted(paths, key=lambda q: q.relative_to(root).as_posix()):
-        h.update(p.relative_to(root).as_posix().encode())
+    for rel, path in sorted(entries, key=lambda e: e[0]):
+        h.update(os.fsencode(rel))
         h.update(b"\0")
-        h.update(hashlib.sha256(p.read_bytes()).digest())
+        try:
+            with path.open("rb") as fh:
+                h.update(hashlib.file_digest(fh, "sha256").digest())
+        except OSError as err:
+            h.update(f"unreadable: {err.strerror}".encode())
+    for line in extra:
+        h.update(b"\0" + os.fsencode(line))
     return h.hexdigest()
 
 
@@ -113,13 +127,21 @@ class Build:
         write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
 
     def stage(
-        self, name: str, key_parts: list[str], outputs: list[Path], run: Callable[[], str | None]
+        self,
+        name: str,
+        key_parts: list[str],
+        outputs: list[Path],
+        run: Callable[[], str | None],
+        *,
+        rerun: bool = False,
     ) -> bool:
-        """Run `run` unless the key of its inputs matches the last run and its outputs exist."""
+        """Run `run` unless the key of its inputs matches the last run and its outputs exist
+        (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
         key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
         last = self.state["stages"].get(name, {})
         start = time.perf_counter()
-        if not self.force and last.get("key") == key and all(p.exists() for p in outputs):
+        unchanged = last.get("key") == key and all(p.exists() for p in outputs)
+        if unchanged and not (self.force or rerun):
             record = StageRecord(name, False, 0.0, "unchanged")
         else:
             note = run() or ""
@@ -132,12 +154,14 @@ class Build:
         return record.ran
 
 
-def source_files(src: Path) -> list[Path]:
-    return [
-        p
-        for p in src.rglob("*")
-        if p.is_file() and not any(x.startswith(".") for x in p.relative_to(src).parts)
-    ]
+def source_tree_hash(src: Path) -> str:
+    """The folder as ingest sees it: the readable files' names and contents, and every skipped
+    entry with its reason (a new symlink out of the folder changes sources.json's skipped list)."""
+    walk = walk_folder(src)
+    return _entries_hash(
+        ((f.rel, f.path) for f in walk.files),
+        extra=(f"skipped {s.rel}: {s.reason}" for s in walk.skipped),
+    )
 
 
 def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> Build:
@@ -164,5 +188,4 @@ def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> 
 
 def inputs_hash(build: Build) -> str:
     """What `publish` compares to refuse a build older than its inputs."""
-    files = source_files(build.src)
-    return sha256_bytes((build.code + tree_hash(files, build.src)).encode())
+    return sha256_bytes((build.code + source_tree_hash(build.src)).encode())

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 import re
 from pathlib import Path
 
 from pipeline.artifacts.sources import (
     Corpus,
+    FileWarning,
     Paragraph,
     ReadingListEntry,
     SkippedFile,
@@ -22,6 +22,7 @@ from pipeline.artifacts.sources import (
 )
 from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
+from pipeline.folder import walk_folder
 from pipeline.ingest.formats import PARSERS, Extracted, Unreadable
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -58,6 +59,14 @@ READING_LIST_ITEM = re.compile(
 READING_LIST_BARE = re.compile(
     r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$"
 )
+# A list item that links somewhere other than the web (javascript:, data:, file:, a relative
+# path): never used, but listed among the skipped entries so it does not vanish unnoticed.
+READING_LIST_OTHER = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[(?P<title>[^\]]*)\]\((?P<url>[^)\s]*)\)"
+    r"|<?(?P<bare>(?:javascript|vbscript|data|file|ftp|mailto|about|blob):[^\s>]*))",
+    flags=re.I,
+)
+SHOWN_URL_CHARS = 60
 
 
 def ingest_folder(src: Path) -> Corpus:
@@ -73,9 +82,11 @@ def ingest_folder(src: Path) -> Corpus:
     skipped: list[SkippedFile] = []
     used_ids: set[str] = set()
     reading_list: list[ReadingListEntry] = []
-    files = _article_candidates(src)
-    for path in files:
-        rel = path.relative_to(src).as_posix()
+    warnings: list[FileWarning] = []
+    walk = walk_folder(src)
+    skipped.extend(SkippedFile(path=s.rel, reason=s.reason) for s in walk.skipped)
+    for file in walk.files:
+        path, rel = file.path, file.rel
         if rel == READING_LIST_NAME:
             reading_list = _read_reading_list(path, skipped)
             continue
@@ -90,10 +101,13 @@ def ingest_folder(src: Path) -> Corpus:
             )
             continue
         try:
-            sources.append(_read_source(path, rel, kind, used_ids))
+            source, extracted = _read_source(path, rel, kind, used_ids)
+            sources.append(source)
+            warnings += [FileWarning(path=rel, warning=w) for w in extracted.warnings]
         except Unreadable as why:
             skipped.append(SkippedFile(path=rel, reason=str(why)))
-    if not files:
+    skipped.sort(key=lambda s: s.path)
+    if not walk.files and not walk.skipped:
         raise SourceError(f"{src}: folder is empty; put articles (.md, .txt, .html, .pdf) in it")
     if not sources:
         reasons = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:5]) or "no article files"
@@ -102,23 +116,15 @@ def ingest_folder(src: Path) -> Corpus:
         )
     _attach_reading_list_lengths(reading_list, sources)
     return Corpus(
-        folder=src.as_posix(), sources=sources, reading_list=reading_list, skipped=skipped
+        folder=src.as_posix(),
+        sources=sources,
+        reading_list=reading_list,
+        skipped=skipped,
+        warnings=warnings,
     )
 
 
-def _article_candidates(src: Path) -> list[Path]:
-    """Every regular file under `src`, sorted by relative path; hidden files and folders (.git,
-    .DS_Store) are ignored silently, symlinked folders are not followed (no loops)."""
-    found: list[Path] = []
-    for root, dirs, names in os.walk(src):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            if not name.startswith("."):
-                found.append(Path(root) / name)
-    return sorted(found, key=lambda p: p.relative_to(src).as_posix())
-
-
-def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
+def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> tuple[Source, Extracted]:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -130,10 +136,13 @@ def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> Source:
         data = path.read_bytes()
     except OSError as err:
         raise Unreadable(f"cannot be read ({err.strerror or type(err).__name__})") from None
-    extracted = PARSERS[kind](data)
+    try:
+        extracted = PARSERS[kind](data)
+    except RecursionError:
+        raise Unreadable("nested too deeply to read") from None
     if not extracted.paragraphs:
         raise Unreadable("no text in the file")
-    return _make_source(extracted, rel, kind, data, used_ids)
+    return _make_source(extracted, rel, kind, data, used_ids), extracted
 
 
 def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[str]) -> Source:
@@ -199,23 +208,47 @@ def _unique(items: list[str]) -> list[str]:
 def parse_reading_list(text: str) -> list[ReadingListEntry]:
     """Entries of `reading-list.md`: list items `- [Title](url) — note` (bare `- <url>` too).
     Other lines (headings, prose) are ignored; a URL listed twice is kept once."""
+    return _parse_reading_list(text)[0]
+
+
+def _parse_reading_list(text: str) -> tuple[list[ReadingListEntry], list[SkippedFile]]:
     entries: list[ReadingListEntry] = []
+    rejects: list[SkippedFile] = []
     seen: set[str] = set()
-    for line in text.lstrip("\ufeff").splitlines():
-        m = READING_LIST_ITEM.match(line)
-        if m:
-            title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
-        else:
-            bare = READING_LIST_BARE.match(line)
-            if not bare:
-                continue
-            url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
-            title = url
-        if normalize_url(url) in seen:
+    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        entry = _reading_list_entry(line)
+        if entry is None:
+            why = _not_a_web_link(line)
+            if why:
+                rejects.append(SkippedFile(path=f"{READING_LIST_NAME}:{number}", reason=why))
             continue
-        seen.add(normalize_url(url))
-        entries.append(ReadingListEntry(title=title, url=url, note=note))
-    return entries
+        if normalize_url(entry.url) in seen:
+            continue
+        seen.add(normalize_url(entry.url))
+        entries.append(entry)
+    return entries, rejects
+
+
+def _reading_list_entry(line: str) -> ReadingListEntry | None:
+    m = READING_LIST_ITEM.match(line)
+    if m:
+        title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
+        return ReadingListEntry(title=title, url=url, note=note)
+    bare = READING_LIST_BARE.match(line)
+    if not bare:
+        return None
+    url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
+    return ReadingListEntry(title=url, url=url, note=note)
+
+
+def _not_a_web_link(line: str) -> str | None:
+    """Why a reading-list item's link is not used, or None when the line is no link item."""
+    m = READING_LIST_OTHER.match(line)
+    if not m:
+        return None
+    url = (m.group("url") if m.group("bare") is None else m.group("bare")).strip()
+    shown = url if len(url) <= SHOWN_URL_CHARS else url[:SHOWN_URL_CHARS] + "…"
+    return f"not an http(s) web address ({shown or 'an empty link'})"
 
 
 def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingListEntry]:
@@ -228,7 +261,9 @@ def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingLi
             SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
         )
         return []
-    return parse_reading_list(text)
+    entries, rejects = _parse_reading_list(text)
+    skipped.extend(rejects)
+    return entries
 
 
 def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[Source]) -> None:

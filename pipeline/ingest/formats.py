@@ -7,13 +7,14 @@ knows formats and encodings. Every function is pure: bytes in, an `Extracted` re
 from __future__ import annotations
 
 import codecs
-import io
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import charset_normalizer
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+
+from pipeline.pdf import PdfUnreadable, read_pdf
 
 # Encodings a saved article may plausibly use. Detection is restricted to these because
 # charset-normalizer, left free, reads short GBK text as Korean cp949.
@@ -105,6 +106,7 @@ class Extracted:
     url: str | None = None
     lang: str | None = None
     links: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,7 +338,8 @@ def _html_canonical(soup: BeautifulSoup) -> str | None:
 
 
 def _html_blocks(node: Tag) -> list[str]:
-    """Paragraph texts of a subtree: inline runs between block elements form one paragraph."""
+    """Paragraph texts of a subtree: inline runs between block elements form one paragraph.
+    Walked with an explicit stack, so a page nested thousands of levels deep still reads."""
     out: list[str] = []
     run: list[str] = []
 
@@ -346,8 +349,13 @@ def _html_blocks(node: Tag) -> list[str]:
             out.append(joined.strip())
         run.clear()
 
-    for child in node.children:
-        if isinstance(child, NavigableString):
+    stack = [iter(node.children)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            flush()
+        elif isinstance(child, NavigableString):
             run.append(str(child).replace("\n", " "))
         elif not isinstance(child, Tag):
             continue
@@ -361,10 +369,9 @@ def _html_blocks(node: Tag) -> list[str]:
             out.append(child.get_text().strip("\n"))
         elif child.name in BLOCK_HTML_TAGS:
             flush()
-            out.extend(_html_blocks(child))
+            stack.append(iter(child.children))
         else:
             run.append(child.get_text())
-    flush()
     return out
 
 
@@ -378,27 +385,21 @@ def _html_table(table: Tag) -> str:
 
 
 def parse_pdf(data: bytes) -> Extracted:
-    """PDF (text layer only, via pypdf): paragraphs per page split on blank lines; title from
-    the document metadata, else the first line."""
-    from pypdf import PdfReader  # imported here: only PDF files pay for it
-    from pypdf.errors import PdfReadError
-
+    """PDF (text layer only, via `pipeline.pdf`): paragraphs per page split on blank lines; title
+    from the document metadata, else the first line. What pypdf repaired becomes `warnings`."""
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise Unreadable("encrypted PDF")
-        pages = [page.extract_text() or "" for page in reader.pages]
-        meta_title = reader.metadata.title if reader.metadata else None
-    except Unreadable:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as err:
-        raise Unreadable(f"unreadable PDF ({type(err).__name__})") from None
-    paragraphs = [p for page in pages for p in _split_paragraphs(page)]
+        pdf = read_pdf(data)
+    except PdfUnreadable as why:
+        raise Unreadable(str(why)) from None
+    paragraphs = [p for page in pdf.pages for p in _split_paragraphs(page)]
     if not paragraphs:
         raise Unreadable("PDF has no text layer (scanned?)")
-    title = meta_title.strip() if isinstance(meta_title, str) and meta_title.strip() else None
     return Extracted(
-        paragraphs, "pdf", title=title or _first_line(paragraphs), links=find_urls("\n".join(pages))
+        paragraphs,
+        "pdf",
+        title=pdf.title or _first_line(paragraphs),
+        links=find_urls("\n".join(pdf.pages)),
+        warnings=[f"damaged PDF, read what could be read ({p})" for p in pdf.problems[:1]],
     )
 
 

@@ -48,6 +48,7 @@ from pipeline.links.report import (  # noqa: F401  (re-exported: the public API)
     _key,
     collect_targets,
     load_report,
+    verdict_options,
     write_report,
 )
 
@@ -139,6 +140,12 @@ def _is_public(addr: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def _local_name(host: str) -> bool:
+    """A name that never reaches the internet's DNS (RFC 6761 `localhost`, mDNS `.local`)."""
+    name = host.lower().rstrip(".")
+    return name == "localhost" or name.endswith((".localhost", ".local"))
+
+
 class _Checker:
     """One run: the client, the gates, what we learnt of the network, and the probe cache."""
 
@@ -168,7 +175,10 @@ class _Checker:
 
     async def _lookup(self, host: str, port: int) -> list[str] | str:
         """The host's addresses, or why there are none. Until one lookup has worked they go one
-        at a time, so a dead resolver costs `offline_after_failures` timeouts, not one per host."""
+        at a time, so a dead resolver costs `offline_after_failures` timeouts, not one per host.
+        Local names (`localhost`) need no network: they skip that latch and never move it."""
+        if _local_name(host):
+            return await self._resolve_or_why(host, port)
         if not self.dns_works:
             async with self.first_contact:
                 if not self.dns_works and not self.offline:
@@ -181,10 +191,14 @@ class _Checker:
         try:
             addrs = await self._resolve(host, port)
         except (OSError, TimeoutError) as err:
-            self.unreachable_public += 1
+            if not _local_name(host):
+                self.unreachable_public += 1
             why = "timed out" if isinstance(err, TimeoutError) else "failed"
             return f"DNS lookup of {host} {why}: no network, or no such host"
-        self.dns_works = True
+        # Only a public answer shows the resolver works: `localhost` comes from /etc/hosts,
+        # a LAN name from a local resolver, and neither says anything about the internet.
+        if all(_is_public(a) for a in addrs):
+            self.dns_works = True
         return addrs
 
     async def admit(self, url: str) -> tuple[_Answer | None, bool]:
@@ -205,6 +219,10 @@ class _Checker:
         host = parts.hostname
         if not host:
             return _Answer(url=url, failure="broken", evidence="the URL has no host"), False
+        try:
+            host.encode("idna")  # what the resolver will do; a 64-character label fails here
+        except UnicodeError:
+            return _Answer(url=url, failure="broken", evidence="the host name is invalid"), False
         try:
             addrs: list[str] | str = [str(ipaddress.ip_address(host))]
         except ValueError:
@@ -421,17 +439,6 @@ async def _judge(checker: _Checker, target: LinkTarget, now: datetime) -> LinkRe
     )
 
 
-def _private_literal(url: str) -> bool:
-    """A loopback or private host visible without DNS (an IP literal, or localhost)."""
-    host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return not _is_public(host)
-    except ValueError:
-        return False
-
-
 def _precheck(target: LinkTarget, allowed: set[str], now: datetime) -> LinkResult | None:
     """Provenance before anything else: a URL not in the sources is never requested.
     `allowed` is `corpus.urls()` computed once (`Corpus.has_url` rebuilds it per call)."""
@@ -452,19 +459,19 @@ async def check_links_async(
     refresh: bool = False,
     allow_private: bool = False,
     settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> LinkReport:
-    """Check every target (see the module docstring); results keep the targets' order."""
+    """Check every target (see the module docstring); results keep the targets' order.
+    `transport` replaces the network under httpx (tests simulate an offline machine with it)."""
     now = datetime.now(UTC).replace(microsecond=0)
-    cache = {} if refresh else _cached(cache_path, settings, now)
+    options = verdict_options(settings, allow_private)
+    cache = {} if refresh else _cached(cache_path, settings, now, options)
     results: list[LinkResult | None] = []
     pending: dict[int, LinkTarget] = {}
     allowed = corpus.urls()
     for i, t in enumerate(targets):
         early = _precheck(t, allowed, now)
         hit = cache.get((t.url, t.claimed_title))
-        # A result cached by a run that allowed private hosts must not leak into one that doesn't.
-        if hit is not None and not allow_private and _private_literal(t.url):
-            hit = None
         if early is None and hit is not None:
             early = hit.model_copy(update={"where": t.where, "from_cache": True})
         results.append(early)
@@ -479,7 +486,7 @@ async def check_links_async(
     # trust_env=False: no proxy variables and no ~/.netrc credentials reach a foreign server.
     async with httpx.AsyncClient(
         headers=headers, timeout=timeout, limits=limits, follow_redirects=False,
-        trust_env=False, cookies=_no_cookies(),
+        trust_env=False, cookies=_no_cookies(), transport=transport,
     ) as client:  # fmt: skip
         checker = _Checker(client, settings, allow_private)
         checked = await asyncio.gather(*(_judge(checker, t, now) for t in pending.values()))
@@ -494,7 +501,7 @@ async def check_links_async(
             for r in final
         ]  # fmt: skip
     offline = any(r.status == "unverified-offline" for r in final)
-    return LinkReport(checked_at=now, offline=offline, results=final)
+    return LinkReport(checked_at=now, offline=offline, results=final, options=options)
 
 
 def check_links(
@@ -505,6 +512,7 @@ def check_links(
     refresh: bool = False,
     allow_private: bool = False,
     settings: LinkSettings = DEFAULT_LINK_SETTINGS,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> LinkReport:
     """Synchronous wrapper of `check_links_async` for the CLI and the build."""
     return asyncio.run(
@@ -515,5 +523,6 @@ def check_links(
             refresh=refresh,
             allow_private=allow_private,
             settings=settings,
+            transport=transport,
         )  # fmt: skip
     )

@@ -6,7 +6,6 @@ PDF metadata), anchors, visible word counts, not-found phrases and fuzzy title m
 
 from __future__ import annotations
 
-import io
 import re
 import unicodedata
 import warnings
@@ -16,6 +15,8 @@ from typing import Literal
 from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
+
+from pipeline.pdf import PdfUnreadable, read_pdf
 
 # A claimed title matches when its best similarity to any title the page gives reaches this.
 TITLE_MATCH_THRESHOLD = 0.6
@@ -112,18 +113,14 @@ def html_facts(body: bytes, charset: str | None) -> PageFacts:
 
 def pdf_facts(body: bytes) -> PageFacts:
     """Title (metadata, else the first line of text) and word count of a PDF body."""
-    from pypdf import PdfReader  # imported here: only PDF links pay for it
-    from pypdf.errors import PdfReadError
-
     try:
-        reader = PdfReader(io.BytesIO(body))
-        meta_title = (reader.metadata.title if reader.metadata else None) or ""
-        texts = [(page.extract_text() or "") for page in reader.pages[:MAX_PDF_PAGES]]
-    except (PdfReadError, ValueError, KeyError, OSError):
+        pdf = read_pdf(body, max_pages=MAX_PDF_PAGES)
+    except PdfUnreadable:
         # A truncated or broken PDF still answered 200; say what we could not read.
         return PageFacts("pdf")
+    texts = pdf.pages
     text = _collapse(" ".join(texts))
-    titles = [_collapse(meta_title)] if meta_title.strip() else []
+    titles = [_collapse(pdf.title)] if pdf.title else []
     first_line = next((ln.strip() for t in texts for ln in t.splitlines() if ln.strip()), "")
     if first_line:
         titles.append(first_line[:MAX_PDF_TITLE_CHARS])

@@ -3,6 +3,7 @@ fills it is `pipeline.links.check` (the only module that imports httpx)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import datetime, timedelta
 from importlib.metadata import PackageNotFoundError, version
@@ -125,11 +126,14 @@ class LinkResult(_Model):
 
 
 class LinkReport(_Model):
-    """`links.json`: one result per target, in target order."""
+    """`links.json`: one result per target, in target order, and the options that made them."""
 
     format: int = LINKS_FORMAT
     checked_at: datetime
     offline: bool
+    options: str = Field(
+        default="", description="`verdict_options` of the run; the cache is reused only on a match"
+    )
     results: list[LinkResult] = Field(default_factory=list)
 
     def blocking(self) -> list[LinkResult]:
@@ -219,8 +223,15 @@ def load_report(path: Path) -> LinkReport:
         ) from None
 
 
+def verdict_options(settings: LinkSettings, allow_private: bool) -> str:
+    """A key of every option that can change a verdict: the limits and whether private hosts
+    may be reached. Cached results are reused only by a run with the same key."""
+    options = {"allow_private": allow_private, "settings": settings.model_dump(mode="json")}
+    return hashlib.sha256(json.dumps(options, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def _cached(
-    path: Path | None, settings: LinkSettings, now: datetime
+    path: Path | None, settings: LinkSettings, now: datetime, options: str
 ) -> dict[tuple[str, str], LinkResult]:
     if path is None or not path.exists():
         return {}
@@ -228,6 +239,8 @@ def _cached(
         old = load_report(path)
     except InputError:
         return {}  # a broken cache is just no cache: everything is checked again
+    if old.options != options:
+        return {}  # made under other options (e.g. --allow-private): its verdicts do not carry
     fresh = now - timedelta(seconds=settings.max_cache_age)
     return {
         (r.url, r.claimed_title): r

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pdfs import pdf_bytes
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.errors import SourceError
@@ -34,36 +35,6 @@ GBK_HTML = f"""<!DOCTYPE html>
 <aside>侧边栏广告</aside><footer>版权所有 页脚</footer></body></html>"""
 
 
-def _pdf_bytes(text: str, title: str | None = None) -> bytes:
-    """A minimal one-page PDF with a Helvetica text line (offsets computed, so it is valid)."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode("latin-1")
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    if title:
-        objects.append(f"<< /Title ({title}) >>".encode("latin-1"))
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    info = b" /Info %d 0 R" % len(objects) if title else b""
-    out += b"trailer\n<< /Size %d /Root 1 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        info,
-        xref,
-    )
-    return bytes(out)
-
-
 @pytest.fixture
 def mixed(tmp_path: Path) -> Corpus:
     root = tmp_path / "mixed"
@@ -82,7 +53,7 @@ def mixed(tmp_path: Path) -> Corpus:
     (root / "big5.txt").write_bytes(f"繁體標題\n\n{ZH_TRADITIONAL}".encode("big5"))
     (root / "deep" / "er" / "page.html").write_bytes(GBK_HTML.encode("gbk"))
     (root / "deep" / "doc.pdf").write_bytes(
-        _pdf_bytes("Paged attention splits memory into blocks.", title="Paged Attention Notes")
+        pdf_bytes("Paged attention splits memory into blocks.", title="Paged Attention Notes")
     )
     (root / "binary.md").write_bytes(bytes(range(256)) * 40)
     (root / "empty.md").write_bytes(b"")

@@ -311,6 +311,11 @@ def test_only_http_and_no_credentials(make_site: MakeSite) -> None:
     assert site.seen == []
 
 
+def test_invalid_host_name_is_broken_not_a_traceback() -> None:
+    r = check_one("https://" + "a" * 70 + ".example/post").results[0]
+    assert r.status == "broken" and "host name is invalid" in r.evidence
+
+
 def test_cookies_are_never_sent_back(make_site: MakeSite) -> None:
     site = make_site()
     site.routes["/login"] = lambda h: send(
