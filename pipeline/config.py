@@ -87,7 +87,10 @@ def load_config(folder: Path) -> PageConfig:
     except ValidationError as err:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(root)"
-        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        problem = {
+            "extra_forbidden": "unknown key",
+            "value_error": str(first.get("ctx", {}).get("error", first["msg"])),
+        }.get(first["type"], first["msg"])
         raise ConfigError(
             f"{path}: {key}: {problem} (known keys: title, lang, stuck, progress, publish.name, "
             f"publish.base_url, publish.keep)"

@@ -179,13 +179,15 @@ def version_order(name: str) -> tuple[str, int]:
 
 
 def _new_version_name(page_dir: Path) -> str:
+    """The time stamp, or the newest version's stamp with the next counter: names only grow, so
+    a pruned name is never reused (the live version is always there to count from)."""
     stamp = datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
-    taken = {p.name for d in ("versions", "history") for p in (page_dir / d).glob("*")}
-    name, n = stamp, 1
-    while name in taken:
-        n += 1
-        name = f"{stamp}-{n}"
-    return name
+    names = [p.name for d in ("versions", "history") for p in (page_dir / d).glob("*")]
+    newest = max(names, key=version_order, default=None)
+    if newest is None or version_order(newest)[0] < stamp:
+        return stamp
+    newest_stamp, counter = version_order(newest)
+    return f"{newest_stamp}-{max(counter, 1) + 1}"
 
 
 def prune_history(history: Path, keep_old: int) -> list[Path]:
