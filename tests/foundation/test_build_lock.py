@@ -10,7 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pipeline.build import BUILD_LOCK, build_lock, prepare
+from pipeline.cli import main
 from pipeline.errors import EXIT_PROBLEMS
 from pipeline.locking import LOCK_WAIT_ENV, held_lock
 from pipeline.stages import stage_ingest
@@ -85,3 +88,13 @@ def test_a_killed_builder_leaves_no_stale_lock(tmp_path: Path) -> None:
     out, err = child.communicate(timeout=300)
     assert child.returncode == 0, err
     assert STAGE_RAN in out
+
+
+def test_a_bad_lock_wait_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for bad in ("soon", "-1", "nan", "inf"):
+        monkeypatch.setenv(LOCK_WAIT_ENV, bad)
+        assert main(["build", str(EXAMPLE), "--out", str(tmp_path), "--until", "ingest"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: {LOCK_WAIT_ENV}={bad!r} is not a number of seconds (0 or more)"
