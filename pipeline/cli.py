@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import EXIT_INPUT, TujieError
+from pipeline.terminal import json_for_terminal, terminal_safe
 
 DEFAULT_SRC = "examples/llm-inference"
 EPILOG = (
@@ -29,13 +30,21 @@ def _console(json_mode: bool) -> Any:
 
 
 def _print_json(data: object) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.write(json_for_terminal(data) + "\n")
+
+
+def _shown(text: object) -> str:
+    """Untrusted text for a rich console: control characters escaped, and `[` not markup."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(text))
 
 
 def _stage_printer(console: Any) -> Callable[[Any], None]:
     def show(record: Any) -> None:
         if record.ran:
-            console.print(f"[green]✓[/] {record.name:<7} {record.seconds:6.2f}s  {record.note}")
+            note = _shown(record.note)
+            console.print(f"[green]✓[/] {record.name:<7} {record.seconds:6.2f}s  {note}")
         else:
             console.print(f"[dim]· {record.name:<7}  skipped  (inputs unchanged)[/]")
 
@@ -74,77 +83,65 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
     table = Table(title=f"tujie build · {build.name}", show_header=False, box=None)
     ran = [r.name for r in build.records if r.ran]
     table.add_row("stages run", ", ".join(ran) or "none (everything up to date)")
-    table.add_row("output", str(build.dir))
+    table.add_row("output", _shown(build.dir))
     if "concepts" in summary:
         table.add_row("concepts", str(summary["concepts"]))
     if "links" in summary:
-        table.add_row("links", ", ".join(f"{n} {s}" for s, n in sorted(summary["links"].items())))
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(summary["links"].items()))
+        table.add_row("links", _shown(counts))
     if "check_ok" in summary:
         table.add_row(
             "check", "clean" if summary["check_ok"] else f"{summary['problems']} problem(s)"
         )
     page = build.dir / "index.html"
     if page.exists():
-        table.add_row("page", str(page))
+        table.add_row("page", _shown(page))
     review = build.dir / "review.html"
     if review.exists():
-        table.add_row("review", f"{review}  → then `make publish`")
+        table.add_row("review", f"{_shown(review)}  → then `make publish`")
     console.print(table)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from pipeline.build.stages import stage_ingest
+    from pipeline.build.state import build_lock
 
-    build = _prepare(args)
-    corpus = stage_ingest(build)
+    with build_lock(_prepare(args)) as build:
+        corpus = stage_ingest(build)
     if args.json:
         _print_json(json.loads(corpus.model_dump_json()))
         return 0
-    from rich.markup import escape
-
-    from pipeline.folder import printable
-
     console = _console(False)
     for s in corpus.sources:
-        console.print(
-            f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {escape(printable(s.title))}"
-        )
+        line = f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {s.title}"
+        console.print(_shown(line))
     for k in corpus.skipped:
-        line = f"[yellow]skipped[/] {escape(k.path)}: {escape(printable(k.reason))}"
-        console.print(line, soft_wrap=True)  # one line per file, whatever the width
+        console.print(f"[yellow]skipped[/] {_shown(k.path)}: {_shown(k.reason)}", soft_wrap=True)
     for w in corpus.warnings:
-        line = f"[yellow]warning[/] {escape(w.path)}: {escape(printable(w.warning))}"
-        console.print(line, soft_wrap=True)
-    console.print(f"→ {build.dir / 'sources.json'}")
+        console.print(f"[yellow]warning[/] {_shown(w.path)}: {_shown(w.warning)}", soft_wrap=True)
+    console.print(f"→ {_shown(build.dir / 'sources.json')}")
     return 0
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.atomic import write_atomic
-    from pipeline.build.stages import apply_config, stage_ingest
-    from pipeline.plan.extract import extract_plan, format_usage
+    from pipeline.build.stages import apply_config, extract_with_llm, stage_ingest
+    from pipeline.build.state import build_lock
+    from pipeline.plan.extract import format_usage
     from pipeline.plan.model import dump_plan
-    from pipeline.simulate.results import scenario_catalogue
 
-    build = _prepare(args)
-    corpus = stage_ingest(build)
-    result = extract_plan(
-        corpus,
-        lang=build.config.lang,
-        stuck=build.config.stuck,
-        out_dir=build.dir,
-        scenarios=scenario_catalogue(),
-        refresh=args.refresh,
-    )
-    path = build.dir / "plan.json"
-    plan = apply_config(result.plan, build.config, path)
-    write_atomic(path, dump_plan(plan))
+    with build_lock(_prepare(args)) as build:
+        corpus = stage_ingest(build)
+        result = extract_with_llm(build, corpus, refresh=args.refresh)
+        path = build.dir / "plan.json"
+        plan = apply_config(result.plan, build.config, path)
+        write_atomic(path, dump_plan(plan))
     console = _console(args.json)
     console.print(
         f"plan: {len(plan.concepts)} concepts ({result.path} path"
-        f"{', cached' if result.cached else ''}) → {path}"
+        f"{', cached' if result.cached else ''}) → {_shown(path)}"
     )
-    console.print(format_usage(result))
+    console.print(_shown(format_usage(result)))
     if args.json:
         _print_json(json.loads(dump_plan(plan)))
     return 0
@@ -152,12 +149,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from pipeline.build.stages import apply_config, stage_ingest
+    from pipeline.build.state import build_lock
     from pipeline.plan.model import load_plan
     from pipeline.plan.rules import check_plan
     from pipeline.simulate.results import run_sim, scenario_catalogue
 
-    build = _prepare(args)
-    corpus = stage_ingest(build)
+    with build_lock(_prepare(args)) as build:
+        corpus = stage_ingest(build)
     path = Path(args.plan) if args.plan else build.src / "plan.json"
     plan = apply_config(load_plan(path), build.config, path)
     check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
@@ -168,25 +166,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"ok": True, "plan": str(path), "concepts": len(plan.concepts)})
     else:
-        print(f"{path}: valid ({len(plan.concepts)} concepts, {len(plan.route)} route stops)")
+        counts = f"{len(plan.concepts)} concepts, {len(plan.route)} route stops"
+        print(f"{terminal_safe(path)}: valid ({counts})")
     return 0
 
 
 def cmd_links(args: argparse.Namespace) -> int:
     from pipeline.build.stages import stage_ingest, stage_links, stage_plan
+    from pipeline.build.state import build_lock
 
-    build = _prepare(args)
-    corpus = stage_ingest(build)
-    plan = stage_plan(build, corpus)
-    report = stage_links(
-        build, plan, corpus, allow_private=args.allow_private, refresh=args.refresh
-    )
+    with build_lock(_prepare(args)) as build:
+        corpus = stage_ingest(build)
+        plan = stage_plan(build, corpus)
+        report = stage_links(
+            build, plan, corpus, allow_private=args.allow_private, refresh=args.refresh
+        )
     if args.json:
         _print_json(json.loads(report.model_dump_json()))
     else:
         for r in report.results:
-            print(f"{r.status:<19} {r.url}  {r.evidence}")
-        print(f"→ {build.dir / 'links.json'}")
+            print(terminal_safe(f"{r.status:<19} {r.url}  {r.evidence}"))
+        print(f"→ {terminal_safe(build.dir / 'links.json')}")
     return 0
 
 
@@ -195,7 +195,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
     build = _prepare(args)
     run_build(build, until="render")
-    print(build.dir / "index.html")
+    print(terminal_safe(build.dir / "index.html"))
     return 0
 
 
@@ -210,27 +210,28 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pipeline.build.state import inputs_hash
+    from pipeline.build.state import build_lock, inputs_hash
     from pipeline.publish.local import publish
 
-    build = _prepare(args)
-    result = publish(
-        build.dir,
-        Path(args.out) / "site",
-        name=build.name,
-        allow_unverified=args.allow_unverified,
-        to=args.to,
-        push=args.push,
-        base_url=build.config.publish.base_url,
-        current_inputs_hash=inputs_hash(build),
-    )
+    with build_lock(_prepare(args)) as build:
+        result = publish(
+            build.dir,
+            Path(args.out) / "site",
+            name=build.name,
+            allow_unverified=args.allow_unverified,
+            to=args.to,
+            push=args.push,
+            base_url=build.config.publish.base_url,
+            current_inputs_hash=inputs_hash(build),
+            keep=build.config.publish.keep,
+        )
     if args.json:
         _print_json({"address": result.address, "bullets": result.bullets})
         return 0
-    print(f"Published: {result.address}")
+    print(f"Published: {terminal_safe(result.address)}")
     print("The page, top to bottom:")
     for b in result.bullets:
-        print(f"  • {b}")
+        print(f"  • {terminal_safe(b)}")
     return 0
 
 
@@ -350,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except TujieError as err:
-        print(f"error: {err.one_line()}", file=sys.stderr)
+        print(f"error: {terminal_safe(err.one_line())}", file=sys.stderr)
         _report_spend(err, json_mode=bool(getattr(args, "json", False)))
         return err.exit_code
     except KeyboardInterrupt:

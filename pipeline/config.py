@@ -3,22 +3,60 @@ publish settings. Every key is known; an unknown or mistyped key is an error nam
 
 from __future__ import annotations
 
+import hashlib
+import re
 import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import ConfigError
 
 CONFIG_FILE = "page.toml"
+# A page name is a folder under output/ and under the site: a plain slug, and never a name the
+# site itself uses (`site` is the site folder inside output/, `index.html` the site's index).
+PAGE_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+RESERVED_PAGE_NAMES = frozenset({"site", "index.html"})
+PAGE_NAME_RULE = (
+    "a plain slug: 1-64 lowercase letters, digits and '-', starting with a letter or digit, "
+    "and not 'site'"
+)
+DEFAULT_KEEP_VERSIONS = 10
+
+
+def page_name_problem(name: str) -> str | None:
+    """Why `name` cannot name a page (None when it can)."""
+    if name in RESERVED_PAGE_NAMES:
+        return f"{name!r} is reserved; the name must be {PAGE_NAME_RULE}"
+    if not PAGE_NAME_PATTERN.match(name):
+        return f"{name!r} is not {PAGE_NAME_RULE}"
+    return None
+
+
+def page_name_from_folder(folder_name: str) -> str:
+    """The page name derived from a source folder's name: its slug (`My Notes_2` → `my-notes-2`);
+    when nothing usable is left (a Chinese name, `site`), `page-` + a hash of the folder name."""
+    slug = re.sub(r"[^a-z0-9]+", "-", folder_name.lower()).strip("-")[:64].rstrip("-")
+    if page_name_problem(slug) is None:
+        return slug
+    return "page-" + hashlib.sha256(folder_name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
 
 
 class PublishSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9._-]*$")
+    name: str | None = None
     base_url: str | None = Field(default=None, pattern=r"^https?://")
+    keep: int = Field(default=DEFAULT_KEEP_VERSIONS, ge=1, strict=True)
+
+    @field_validator("name")
+    @classmethod
+    def _plain_slug(cls, name: str | None) -> str | None:
+        problem = page_name_problem(name) if name is not None else None
+        if problem:
+            raise ValueError(problem)
+        return name
 
 
 class PageConfig(BaseModel):
@@ -49,8 +87,11 @@ def load_config(folder: Path) -> PageConfig:
     except ValidationError as err:
         first = err.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "(root)"
-        problem = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        problem = {
+            "extra_forbidden": "unknown key",
+            "value_error": str(first.get("ctx", {}).get("error", first["msg"])),
+        }.get(first["type"], first["msg"])
         raise ConfigError(
             f"{path}: {key}: {problem} (known keys: title, lang, stuck, progress, publish.name, "
-            f"publish.base_url)"
+            f"publish.base_url, publish.keep)"
         ) from None

@@ -11,7 +11,8 @@ TujieError                      base; never raised itself
 ├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
 │   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
 ├── BuildProblems (1)           the build ran but found problems (check failures, ...)
-└── PublishRefused (1)          publish will not run: check failed, links unverified, stale
+├── PublishRefused (1)          publish will not run: check failed, links unverified, stale
+└── LockHeld (1)                another build of the folder or publish to the site is running
 """
 
 from __future__ import annotations
@@ -144,5 +145,12 @@ class BuildProblems(TujieError):
 
 class PublishRefused(TujieError):
     """publish will not run: the last check failed, links are unverified, or the build is stale."""
+
+    exit_code = EXIT_PROBLEMS
+
+
+class LockHeld(TujieError):
+    """Another process builds the same output folder or publishes to the same site, and did not
+    finish within the wait; the message names its pid and the lock file."""
 
     exit_code = EXIT_PROBLEMS

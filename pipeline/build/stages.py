@@ -17,6 +17,7 @@ from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build.state import (
     Build,
+    build_lock,
     inputs_hash,
     sha256_bytes,
     sha256_file,
@@ -68,7 +69,7 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
 
     def run() -> str:
         if llm:
-            plan = _extract_with_llm(build, corpus)
+            plan = extract_with_llm(build, corpus).plan
             note = f"extracted by {plan.meta.model}"
         else:
             if not shipped.exists():
@@ -137,18 +138,19 @@ def _scenario_ids() -> set[str]:
     return set(scenario_catalogue())
 
 
-def _extract_with_llm(build: Build, corpus: Corpus) -> Plan:
+def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> Any:
+    """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost)."""
     from pipeline.plan.extract import extract_plan
     from pipeline.simulate.results import scenario_catalogue
 
-    result = extract_plan(
+    return extract_plan(
         corpus,
         lang=build.config.lang,
         stuck=build.config.stuck,
         out_dir=build.dir,
         scenarios=scenario_catalogue(),
+        refresh=refresh,
     )
-    return result.plan
 
 
 def stage_links(
@@ -338,7 +340,13 @@ def stage_review(build: Build) -> Path:
 def run_build(
     build: Build, *, until: str = "review", allow_private: bool = False
 ) -> dict[str, Any]:
-    """Run every stage up to `until`; return the summary. Raises on the first failure."""
+    """Run every stage up to `until` holding the output folder's lock; return the summary.
+    Raises on the first failure."""
+    with build_lock(build):
+        return _run_stages(build, until=until, allow_private=allow_private)
+
+
+def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, Any]:
     order = ["ingest", "plan", "links", "sim", "render", "check", "review"]
     stop = order.index(until)
     corpus = stage_ingest(build)

@@ -8,20 +8,23 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pipeline.atomic import write_atomic
-from pipeline.config import PageConfig, load_config
+from pipeline.config import PageConfig, load_config, page_name_from_folder
 from pipeline.errors import OutputError, SourceError
 from pipeline.folder import walk_folder
+from pipeline.locking import held_lock
 from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
 
 DEFAULT_OUTPUT = Path("output")
 STATE_FILE = "build.json"
 STATE_FORMAT = 1
+BUILD_LOCK = ".build.lock"  # one build (or publish of the build) per output folder at a time
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -81,7 +84,7 @@ def code_hash() -> str:
 
 
 def output_name(src: Path, config: PageConfig) -> str:
-    return config.publish.name or src.resolve().name
+    return config.publish.name or page_name_from_folder(src.resolve().name)
 
 
 @dataclass
@@ -184,6 +187,15 @@ def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> 
     build.code = code_hash()
     build.load_state()
     return build
+
+
+@contextmanager
+def build_lock(build: Build) -> Iterator[Build]:
+    """Hold the output folder's lock for the block, and read the build state again under it: a
+    build that had to wait for another one then finds that one's stages up to date."""
+    with held_lock(build.dir / BUILD_LOCK, purpose=f"build or publish of {build.dir}"):
+        build.load_state()
+        yield build
 
 
 def inputs_hash(build: Build) -> str:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.errors import OutputError, UsageError
-from pipeline.publish.local import TIMESTAMP_FORMAT, copy_build, write_site_index
+from pipeline.publish.local import TIMESTAMP_FORMAT, copy_build, prune_history, write_site_index
 
 GIT_TIMEOUT_S = 60.0
 PUSH_TIMEOUT_S = 300.0
@@ -62,9 +62,9 @@ def _identity_env(repo: Path, env: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _materialize(build_dir: Path, tree: Path, name: str, version: str) -> None:
+def _materialize(build_dir: Path, tree: Path, name: str, version: str, keep: int) -> None:
     """Real files (no symlinks: Pages hosts do not follow them); the previous version moves to
-    `<name>/history/<its version>/` first."""
+    `<name>/history/<its version>/` first, and only the newest `keep - 1` of those stay."""
     page_dir = tree / name
     if (page_dir / "index.html").exists():
         stamp = (
@@ -77,6 +77,7 @@ def _materialize(build_dir: Path, tree: Path, name: str, version: str) -> None:
         for item in page_dir.iterdir():
             if item.name != "history":
                 shutil.move(str(item), str(old / item.name))
+        prune_history(page_dir / "history", keep - 1)
     staging = tree / f".new-{name}"
     copy_build(build_dir, staging)
     page_dir.mkdir(exist_ok=True)
@@ -89,7 +90,7 @@ def _materialize(build_dir: Path, tree: Path, name: str, version: str) -> None:
 
 
 def publish_to_branch(
-    build_dir: Path, *, name: str, branch: str, push: bool, base_url: str | None
+    build_dir: Path, *, name: str, branch: str, push: bool, base_url: str | None, keep: int
 ) -> tuple[str, str]:
     """Commit the site with page `name` updated to `branch`; return (address, version)."""
     if not branch or any(bad in branch for bad in BRANCH_PATTERN_FORBIDDEN):
@@ -109,7 +110,7 @@ def publish_to_branch(
         if parent:
             _git(repo, *worktree, "read-tree", parent, env=env)
             _git(repo, *worktree, "checkout-index", "--all", env=env)
-        _materialize(build_dir, tree, name, version)
+        _materialize(build_dir, tree, name, version, keep)
         _git(repo, *worktree, "add", "--all", ".", env=env)
         tree_id = _git(repo, "write-tree", env=env)
         parents = ["-p", parent] if parent else []

@@ -7,13 +7,15 @@ Layout of one published page (every switch is a single atomic rename or symlink 
     <name>/versions/<ts>/     the live version (index.html, plan.json, check.json, links.json, shots/)
     <name>/current -> versions/<ts>
     <name>/index.html -> current/index.html   (likewise plan.json, check.json, links.json, shots)
-    <name>/history/<ts>/      every earlier version; its shots are the review's next baseline
+    <name>/history/<ts>/      earlier versions, the newest `keep - 1` of them (page.toml)
+
+One publisher per site at a time: the whole local publish holds `<site>/.publish.lock`.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import secrets
 import shutil
 import sys
 import time
@@ -23,7 +25,10 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pipeline.errors import PublishRefused, UsageError
+from pipeline.atomic import write_atomic
+from pipeline.config import DEFAULT_KEEP_VERSIONS, page_name_problem
+from pipeline.errors import InputError, OutputError, PublishRefused, UsageError
+from pipeline.locking import held_lock
 from pipeline.plan.model import load_plan
 from pipeline.publish.summary import page_bullets
 from pipeline.review.diff import read_json
@@ -31,9 +36,8 @@ from pipeline.templating import html_environment
 
 PUBLISHED_FILES = ("index.html", "plan.json", "check.json", "links.json")
 PUBLISHED_DIRS = ("shots",)
-OK_LINK_STATUSES = ("ok", "redirected-ok")
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 STAGING_PREFIX = ".staging-"
+SITE_LOCK = ".publish.lock"
 TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 # Test hook: sleep at a named step so a test can SIGKILL the publish exactly there.
 PAUSE_ENV = "TUJIE_PUBLISH_PAUSE_AT"
@@ -73,21 +77,33 @@ def refuse_unless_publishable(
             f"the last browser check failed ({count} problem(s), see {build_dir}/review.html): "
             "fix them and rebuild; a failed check cannot be overridden"
         )
-    links = read_json(build_dir / "links.json")
-    if links is not None and not allow_unverified:
-        blocking = [r for r in links.get("results", []) if r.get("status") not in OK_LINK_STATUSES]
-        if blocking:
-            first = blocking[0]
-            raise PublishRefused(
-                f"{len(blocking)} link(s) not verified (e.g. {first.get('url')}: "
-                f"{first.get('status')}); re-run the link check online or pass --allow-unverified"
-            )
+    if not allow_unverified:
+        _refuse_unverified_links(build_dir / "links.json")
     build = read_json(build_dir / "build.json")
     built_from = (build or {}).get("inputs_hash")
     if current_inputs_hash and built_from and built_from != current_inputs_hash:
         raise PublishRefused(
             f"the build in {build_dir} is older than its inputs (they changed since): "
             "rebuild with make page before publishing"
+        )
+
+
+def _refuse_unverified_links(path: Path) -> None:
+    """A missing or unreadable link report means the links are unverified, as offline does."""
+    from pipeline.links.report import load_report
+
+    try:
+        report = load_report(path)
+    except InputError as err:
+        raise PublishRefused(
+            f"the links are unverified: {err.one_line()}; or pass --allow-unverified"
+        ) from None
+    blocking = report.blocking()
+    if blocking:
+        first = blocking[0]
+        raise PublishRefused(
+            f"{len(blocking)} link(s) not verified (e.g. {first.url}: {first.status}); "
+            "re-run the link check online or pass --allow-unverified"
         )
 
 
@@ -101,11 +117,16 @@ def publish(
     push: bool = False,
     base_url: str | None = None,
     current_inputs_hash: str | None = None,
+    keep: int = DEFAULT_KEEP_VERSIONS,
 ) -> PublishResult:
     """Publish `build_dir` as page `name` under `site_root` (or `to`: another directory, or
-    `git:BRANCH` to commit the site to that branch; pushed only with `push`)."""
-    if not NAME_PATTERN.match(name):
-        raise UsageError(f"page name {name!r} is not a plain folder name (letters, digits, . _ -)")
+    `git:BRANCH` to commit the site to that branch; pushed only with `push`), keeping the last
+    `keep` versions (the live one included)."""
+    problem = page_name_problem(name)
+    if problem:
+        raise UsageError(f"page name: {problem}")
+    if keep < 1:
+        raise UsageError(f"keep={keep}: at least the live version must be kept (keep >= 1)")
     refuse_unless_publishable(
         build_dir, allow_unverified=allow_unverified, current_inputs_hash=current_inputs_hash
     )
@@ -114,11 +135,18 @@ def publish(
         from pipeline.publish.git import publish_to_branch  # only git publishing needs git
 
         address, version = publish_to_branch(
-            build_dir, name=name, branch=to[len("git:") :], push=push, base_url=base_url
+            build_dir, name=name, branch=to[len("git:") :], push=push, base_url=base_url, keep=keep
         )
         return PublishResult(address, bullets, None, version)
     root = Path(to) if to else site_root
-    history_entry, version = publish_local(build_dir, root, name)
+    prepare_site_root(root)
+    with held_lock(root / SITE_LOCK, purpose=f"publish to {root}"):
+        try:
+            history_entry, version = publish_local(build_dir, root, name, keep=keep)
+        except OSError as err:
+            raise OutputError(
+                f"{root}: publishing failed ({err.strerror or err}); the last complete page stays live"
+            ) from None
     if base_url:
         address = f"{base_url.rstrip('/')}/{name}/"
     else:
@@ -126,14 +154,49 @@ def publish(
     return PublishResult(address, bullets, history_entry, version)
 
 
+def prepare_site_root(root: Path) -> None:
+    """Create the site folder; OutputError (one line, exit 2) when it is a file or unwritable."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not os.access(root, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+    except FileExistsError:
+        raise OutputError(
+            f"{root}: exists and is not a folder; give --to a folder to publish into"
+        ) from None
+    except OSError as err:
+        raise OutputError(
+            f"{root}: cannot publish here ({err.strerror or err}); give --to a writable folder"
+        ) from None
+
+
+def version_order(name: str) -> tuple[str, int]:
+    """Sort key of version names: the timestamp, then the same-second counter (`…Z-2` < `…Z-10`)."""
+    stamp, _, counter = name.partition("-")
+    return stamp, int(counter) if counter.isdigit() else 0
+
+
 def _new_version_name(page_dir: Path) -> str:
+    """The time stamp, or the newest version's stamp with the next counter: names only grow, so
+    a pruned name is never reused (the live version is always there to count from)."""
     stamp = datetime.now(UTC).strftime(TIMESTAMP_FORMAT)
-    taken = {p.name for d in ("versions", "history") for p in (page_dir / d).glob("*")}
-    name, n = stamp, 1
-    while name in taken:
-        n += 1
-        name = f"{stamp}-{n}"
-    return name
+    names = [p.name for d in ("versions", "history") for p in (page_dir / d).glob("*")]
+    newest = max(names, key=version_order, default=None)
+    if newest is None or version_order(newest)[0] < stamp:
+        return stamp
+    newest_stamp, counter = version_order(newest)
+    return f"{newest_stamp}-{max(counter, 1) + 1}"
+
+
+def prune_history(history: Path, keep_old: int) -> list[Path]:
+    """Delete all but the newest `keep_old` entries of `history/`; return what was deleted."""
+    entries = sorted(
+        (p for p in history.iterdir() if p.is_dir()), key=lambda p: version_order(p.name)
+    )
+    doomed = entries[: max(0, len(entries) - keep_old)]
+    for old in doomed:
+        shutil.rmtree(old)
+    return doomed
 
 
 def copy_build(build_dir: Path, dest: Path) -> None:
@@ -150,25 +213,39 @@ def copy_build(build_dir: Path, dest: Path) -> None:
             )
 
 
+def _unique_suffix() -> str:
+    return f"{os.getpid()}-{secrets.token_hex(4)}"
+
+
 def _symlink_atomic(link: Path, target: str) -> None:
     if link.is_symlink() and os.readlink(link) == target:
         return
-    tmp = link.with_name(f".{link.name}.new")
-    if tmp.is_symlink() or tmp.exists():
-        tmp.unlink()
+    tmp = link.with_name(f".{link.name}.new-{_unique_suffix()}")
     tmp.symlink_to(target)
     os.replace(tmp, link)
 
 
-def publish_local(build_dir: Path, root: Path, name: str) -> tuple[Path | None, str]:
-    """The atomic local publish (see the module docstring); returns (history entry, version)."""
+def _remove_leftovers(page_dir: Path) -> None:
+    """What a publish killed mid-way left behind: staging copies and half-made symlinks. Safe
+    only under the site lock (no other publisher is working here)."""
+    for leftover in page_dir.glob(STAGING_PREFIX + "*"):
+        shutil.rmtree(leftover, ignore_errors=True)
+    for leftover in page_dir.glob(".*.new-*"):
+        if leftover.is_symlink():
+            leftover.unlink()
+
+
+def publish_local(
+    build_dir: Path, root: Path, name: str, *, keep: int = DEFAULT_KEEP_VERSIONS
+) -> tuple[Path | None, str]:
+    """The atomic local publish (see the module docstring); returns (history entry, version).
+    The caller holds the site lock."""
     page_dir = root / name
     (page_dir / "versions").mkdir(parents=True, exist_ok=True)
     (page_dir / "history").mkdir(exist_ok=True)
-    for leftover in page_dir.glob(STAGING_PREFIX + "*"):
-        shutil.rmtree(leftover, ignore_errors=True)  # from a publish killed while copying
+    _remove_leftovers(page_dir)
     version = _new_version_name(page_dir)
-    staging = page_dir / f"{STAGING_PREFIX}{version}"
+    staging = page_dir / f"{STAGING_PREFIX}{version}-{_unique_suffix()}"
     copy_build(build_dir, staging)
     _pause("copied")
     os.rename(staging, page_dir / "versions" / version)
@@ -187,8 +264,11 @@ def publish_local(build_dir: Path, root: Path, name: str) -> tuple[Path | None, 
         if old.name != version:
             os.rename(old, page_dir / "history" / old.name)
     _pause("moved")
+    prune_history(page_dir / "history", keep - 1)
     write_site_index(root)
     history_entry = page_dir / "history" / previous if previous else None
+    if history_entry is not None and not history_entry.is_dir():
+        history_entry = None  # pruned: keep = 1 keeps the live version only
     return history_entry, version
 
 
@@ -216,9 +296,7 @@ def write_site_index(root: Path) -> Path:
     """`root/index.html` listing every published page (temp file + rename)."""
     html = html_environment().get_template("site_index.html.j2").render(pages=_published_pages(root))
     out = root / "index.html"
-    tmp = root / ".index.html.new"
-    tmp.write_text(html, encoding="utf-8")
-    os.replace(tmp, out)
+    write_atomic(out, html)
     return out
 
 
