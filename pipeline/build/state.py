@@ -17,7 +17,7 @@ from typing import Any
 from pipeline.atomic import write_atomic
 from pipeline.config import PageConfig, load_config, page_name_from_folder
 from pipeline.errors import OutputError, SourceError
-from pipeline.folder import walk_folder
+from pipeline.ingest.walk import walk_folder
 from pipeline.locking import held_lock
 from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
 

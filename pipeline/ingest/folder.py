@@ -22,8 +22,8 @@ from pipeline.artifacts.sources import (
 )
 from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
-from pipeline.folder import walk_folder
 from pipeline.ingest.formats import PARSERS, Extracted, Unreadable
+from pipeline.ingest.walk import walk_folder
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
