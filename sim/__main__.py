@@ -6,6 +6,22 @@ import argparse
 import sys
 
 from sim import cli
+from sim.limits import DEFAULT_MAX_STEPS
+
+
+def _max_steps_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        default=DEFAULT_MAX_STEPS,
+        help=f"stop with exit 2 past this many steps (default {DEFAULT_MAX_STEPS:,})",
+    )
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1 or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--fast", action="store_true", help="use the vectorised fast path (same trace)"
     )
+    _max_steps_option(run)
 
     table = sub.add_parser(
         "table",
@@ -36,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     table.add_argument("workload", nargs="?", help="workload JSON file")
     table.add_argument("--preset", help="built-in preset, e.g. batching/with")
+    _max_steps_option(table)
 
     sub.add_parser(
         "presets", help="list preset names", description="List every preset name and title."
@@ -70,9 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     args = build_parser().parse_args(argv)
     if args.command == "run":
-        return cli.guarded(lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast))
+        return cli.guarded(
+            lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast, args.max_steps)
+        )
     if args.command == "table":
-        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset))
+        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset, args.max_steps))
     if args.command == "presets":
         return cli.guarded(cli.cmd_presets)
     if args.command == "sweep":

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 from sim.config import EngineConfig, Workload
 from sim.cost import StepWork, build_cost_model
 from sim.entities import Request
-from sim.errors import SimulationError
+from sim.errors import LimitExceeded
 from sim.kv import build_kv_manager
+from sim.limits import DEFAULT_MAX_STEPS, step_limit_message
 from sim.schedulers import SCHEDULERS, SchedulerState, StepPlan
+from sim.stall import StallFacts, stall_reason
 from sim.trace_record import StepRecorder, t
-
-MAX_STEPS = 50_000_000
 
 
 def resolve_engine(config: EngineConfig) -> EngineConfig:
@@ -38,12 +38,21 @@ class SimResult:
     stalled: bool = False
     num_steps: int = 0
     scheduled_tokens: int = 0
+    stall: str | None = None  # why it stalled, one sentence (see `sim.stall`)
 
 
 class Engine:
     """Runs one workload to completion with the plain (reference) step loop."""
 
-    def __init__(self, workload: Workload, *, detail: bool = False, record: bool = True) -> None:
+    def __init__(
+        self,
+        workload: Workload,
+        *,
+        detail: bool = False,
+        record: bool = True,
+        max_steps: int = DEFAULT_MAX_STEPS,
+    ) -> None:
+        self.max_steps = max_steps
         self.config = resolve_engine(workload.engine)
         self.state = SchedulerState(self.config, build_kv_manager(self.config))
         self.scheduler = SCHEDULERS[self.config.policy]()
@@ -75,15 +84,30 @@ class Engine:
             plan = self.scheduler.schedule(state)
             if not plan.scheduled and not plan.preempted:
                 if not self.pending:
-                    self.result.stalled = True
+                    self._stalled()
                     break
                 now = max(now, self.pending[0].spec.arrival)
                 continue
+            if self.result.num_steps >= self.max_steps:
+                raise LimitExceeded("$", step_limit_message(self.max_steps))
             now = self._execute(plan, now)
-            if self.result.num_steps >= MAX_STEPS:
-                raise SimulationError(f"more than {MAX_STEPS} steps")
         self.result.steps = self.recorder.steps
         return self.result
+
+    def _stalled(self) -> None:
+        state = self.state
+        head = state.waiting[0] if state.waiting else None
+        facts = StallFacts(
+            next_step=self.result.num_steps + 1,
+            running=len(state.running),
+            waiting_head=head.id if head else None,
+            head_blocks=state.kv.admission_blocks(head) if head else 0,
+            free_blocks=state.kv.num_free(),
+            num_blocks=self.config.num_blocks,
+            preemption=self.config.preemption,
+        )
+        self.result.stalled = True
+        self.result.stall = stall_reason(facts)
 
     def _execute(self, plan: StepPlan, start: float) -> float:
         scheduled = plan.scheduled
@@ -112,6 +136,12 @@ class Engine:
         return end
 
 
-def simulate(workload: Workload, *, detail: bool = False, record: bool = True) -> SimResult:
-    """Run `workload` with the plain step loop."""
-    return Engine(workload, detail=detail, record=record).run()
+def simulate(
+    workload: Workload,
+    *,
+    detail: bool = False,
+    record: bool = True,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> SimResult:
+    """Run `workload` with the plain step loop (at most `max_steps` steps)."""
+    return Engine(workload, detail=detail, record=record, max_steps=max_steps).run()

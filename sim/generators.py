@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import WorkloadError
+from sim.limits import MAX_TOKENS_PER_REQUEST, check_request_count, check_request_tokens
 
 GENERATOR_FIELDS = ("n", "seed", "arrival", "prompt", "output", "shared_prefix")
 LENGTH_FIELDS = {
@@ -49,7 +50,20 @@ def _number(value: Any, path: str, positive: bool = False) -> float:
         raise WorkloadError(path, "must be a number")
     if value < 0 or (positive and value == 0):
         raise WorkloadError(path, "must be > 0" if positive else "must not be negative")
+    if isinstance(value, int) and value > MAX_TOKENS_PER_REQUEST:
+        check_request_tokens(value, path)  # also keeps float() below from overflowing
     return float(value)
+
+
+def _check_length_dist(dist: Mapping[str, Any], path: str) -> Mapping[str, Any]:
+    """A length distribution's range is sane and within the per-request token bound."""
+    if dist["kind"] == "uniform" and dist["low"] > dist["high"]:
+        raise WorkloadError(
+            f"{path}.low", f"{dist['low']} is greater than high {dist['high']} (swap them)"
+        )
+    top = {"fixed": "value", "uniform": "high", "long_tail": "max"}[dist["kind"]]
+    check_request_tokens(int(dist[top]), f"{path}.{top}")
+    return dist
 
 
 def _dist(data: Any, path: str, table: dict[str, tuple[str, ...]]) -> Mapping[str, Any]:
@@ -76,20 +90,26 @@ def parse_generator(data: Any) -> GeneratorSpec:
     n = data.get("n")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise WorkloadError("generate.n", "must be a non-negative integer")
+    check_request_count(n, "generate.n")
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise WorkloadError("generate.seed", "must be an integer")
     shared = data.get("shared_prefix", 0)
     if isinstance(shared, bool) or not isinstance(shared, int) or shared < 0:
         raise WorkloadError("generate.shared_prefix", "must be a non-negative integer")
+    check_request_tokens(shared, "generate.shared_prefix")
     return GeneratorSpec(
         n=n,
         seed=seed,
         arrival=_dist(
             data.get("arrival", {"kind": "all_at_once"}), "generate.arrival", ARRIVAL_FIELDS
         ),
-        prompt=_dist(data.get("prompt"), "generate.prompt", LENGTH_FIELDS),
-        output=_dist(data.get("output"), "generate.output", LENGTH_FIELDS),
+        prompt=_check_length_dist(
+            _dist(data.get("prompt"), "generate.prompt", LENGTH_FIELDS), "generate.prompt"
+        ),
+        output=_check_length_dist(
+            _dist(data.get("output"), "generate.output", LENGTH_FIELDS), "generate.output"
+        ),
         shared_prefix=shared,
     )
 

@@ -24,6 +24,7 @@ from sim.config import (
 )
 from sim.errors import WorkloadError
 from sim.generators import generate_requests, parse_generator
+from sim.limits import check_num_blocks, check_request_count, check_request_tokens
 
 TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
 REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens")
@@ -52,13 +53,19 @@ def expect_int(value: Any, path: str, minimum: int | None = None) -> int:
 
 def expect_number(value: Any, path: str, minimum: float | None = None) -> float:
     """A finite number (not a bool) at least `minimum`."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise WorkloadError(path, "must be a finite number")
+    try:
+        value = float(value)
+    except OverflowError as err:  # an integer with hundreds of digits
+        raise WorkloadError(path, "must be a finite number (this one is too large)") from err
+    if not math.isfinite(value):
         raise WorkloadError(path, "must be a finite number")
     if minimum is not None and value < minimum:
         raise WorkloadError(
             path, "must not be negative" if minimum == 0 else f"must be >= {minimum}"
         )
-    return float(value)
+    return value
 
 
 def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
@@ -89,6 +96,7 @@ def _parse_engine(data: Any) -> EngineConfig:
             minimum = 0 if name == "long_prefill_token_threshold" else 1
             values[name] = expect_int(value, path, minimum)
     engine = EngineConfig(**values)
+    check_num_blocks(engine.num_blocks, "engine.num_blocks")
     if engine.max_num_batched_tokens < engine.max_num_seqs:
         raise WorkloadError(
             "engine.max_num_batched_tokens",
@@ -159,6 +167,7 @@ def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
             raise WorkloadError(where, "must be a non-empty list of integers")
         prompt_ids = tuple(expect_int(t, f"{where}[{i}]", 0) for i, t in enumerate(ids))
         prompt_len = len(prompt_ids)
+    check_request_tokens(prompt_len + max_tokens, path)
     if prompt_len > engine.max_model_len:
         raise WorkloadError(
             where, f"{prompt_len} tokens exceed max_model_len {engine.max_model_len}"
@@ -185,6 +194,7 @@ def parse_workload(data: Any) -> Workload:
         base = "requests"
         if not isinstance(items, list):
             raise WorkloadError("requests", "must be a list")
+        check_request_count(len(items), "requests")
     requests: list[RequestSpec] = []
     seen: set[str] = set()
     for i, item in enumerate(items):

@@ -98,6 +98,10 @@ class PrefixCachingKV:
         evictable = sum(1 for b in hit if self.blocks[b].ref == 0)
         return total - len(hit) + evictable <= self.num_free()
 
+    def admission_blocks(self, req: Request) -> int:
+        """ceil(min(tokens, max_model_len) / block_size) (before any prefix hit)."""
+        return -(-min(req.tokens, self.max_model_len) // self.block_size)
+
     def admit(self, req: Request, hit: list[int], n: int) -> bool:
         """Take the hit blocks, set computed to the hit, then allocate for `n` new tokens."""
         for bid in hit:
