@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "presets":
         return cli.guarded(cli.cmd_presets)
     if args.command == "sweep":
-        from sim.sweep import sweep
+        from sim.presets.sweep import sweep
 
         return cli.guarded(lambda: cli.json_text(sweep(n_requests=args.requests, seed=args.seed)))
     from sim.bench import run_bench

@@ -30,7 +30,7 @@ class CommandOutput:
 
 
 def _workload_from_args(path: str | None, preset: str | None) -> Any:
-    from sim.scenarios import preset_workload
+    from sim.presets.scenarios import preset_workload
 
     if (path is None) == (preset is None):
         raise WorkloadError("$", "give a WORKLOAD file or --preset NAME (exactly one)")
@@ -70,7 +70,7 @@ def cmd_table(
 
 def cmd_presets() -> str:
     """`presets`: one preset name per line with its title."""
-    from sim.scenarios import GOLDENS, SCENARIOS
+    from sim.presets.scenarios import GOLDENS, SCENARIOS
 
     lines = [f"{sid}/{v}\t{sc.title}" for sid, sc in SCENARIOS.items() for v in ("without", "with")]
     lines += [f"{name}\t{w['scenario']['title']}" for name, w in GOLDENS.items()]

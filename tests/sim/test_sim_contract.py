@@ -11,7 +11,7 @@ import pytest
 from simcli import REPO, sim_cli
 
 from sim import WorkloadError, run_workload
-from sim.scenarios import preset_names, run_preset
+from sim.presets.scenarios import preset_names, run_preset
 from sim.trace import dumps
 
 SCHEMA = json.loads((REPO / "sim" / "trace.schema.json").read_text(encoding="utf-8"))
@@ -197,7 +197,7 @@ def test_cli_table_for_workload_file_and_presets_list(tmp_path: Path) -> None:
 
 
 def run_preset_workload(name: str) -> dict[str, Any]:
-    from sim.scenarios import preset_workload
+    from sim.presets.scenarios import preset_workload
 
     return preset_workload(name)
 
