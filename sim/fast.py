@@ -35,6 +35,7 @@ def fast_applies(workload: Workload) -> bool:
         and e.kv_alloc == "paged"
         and not e.enable_prefix_caching
         and e.preemption == "recompute"
+        and e.num_speculative_tokens == 0
     )
 
 

@@ -60,7 +60,9 @@ def request_metrics(req: Request) -> RequestMetrics:
     tpot = None
     if ttft is not None and e2el is not None and len(times) > 1:
         tpot = (e2el - ttft) / (len(times) - 1)
-    itls = [b - a for a, b in zip(times, times[1:], strict=False)]
+    # One gap per step that emitted (vllm bench serve measures streamed chunks): tokens of a
+    # speculative step share its time; without speculation every token has a step of its own.
+    itls = [b - a for a, b in zip(times, times[1:], strict=False) if b != a]
     return RequestMetrics(ttft, tpot, e2el, itls)
 
 
@@ -98,3 +100,17 @@ def summarize(requests: Sequence[Request], slo: SLO | None = None) -> dict[str, 
         summary["goodput"] = rate(good)
         summary["good_requests"] = good
     return summary
+
+
+def speculation_summary(requests: Sequence[Request]) -> dict[str, float]:
+    """acceptance_rate = accepted / verified drafts; mean_accepted_length = tokens per verify
+    step = 1 + accepted / verify steps (vLLM's "mean acceptance length")."""
+    verified = sum(r.drafts_verified for r in requests)
+    accepted = sum(r.drafts_accepted for r in requests)
+    verify_steps = sum(r.verify_steps for r in requests)
+    return {
+        "drafts_verified": verified,
+        "drafts_accepted": accepted,
+        "acceptance_rate": accepted / verified if verified else 0.0,
+        "mean_accepted_length": 1.0 + accepted / verify_steps if verify_steps else 0.0,
+    }

@@ -8,7 +8,7 @@ from typing import Any
 
 from sim.config import Workload
 from sim.engine import SimResult
-from sim.metrics import request_metrics, summarize
+from sim.metrics import request_metrics, speculation_summary, summarize
 from sim.trace_record import t
 
 
@@ -48,7 +48,10 @@ def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) 
         trace["scenario"] = dict(workload.scenario or {})
     trace["steps"] = result.steps
     trace["requests"] = requests
-    trace["summary"] = _rounded(summarize(result.requests, workload.slo))
+    summary = summarize(result.requests, workload.slo)
+    if result.config.num_speculative_tokens:
+        summary.update(speculation_summary(result.requests))
+    trace["summary"] = _rounded(summary)
     if result.stalled:
         trace["stalled"] = True
     return trace

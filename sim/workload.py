@@ -13,11 +13,13 @@ from typing import Any
 
 from sim.config import (
     COST_KINDS,
+    DRAFT_KINDS,
     KV_ALLOCATIONS,
     POLICIES,
     PREEMPTION_MODES,
     SLO,
     CostConfig,
+    DraftConfig,
     EngineConfig,
     RequestSpec,
     Workload,
@@ -27,7 +29,8 @@ from sim.generators import generate_requests, parse_generator
 from sim.limits import check_num_blocks, check_request_count, check_request_tokens
 
 TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
-REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens")
+REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept")
+ZERO_OK_ENGINE_FIELDS = ("long_prefill_token_threshold", "num_speculative_tokens")
 DEFAULT_MAX_TOKENS = 16
 
 
@@ -93,9 +96,10 @@ def _parse_engine(data: Any) -> EngineConfig:
                 raise WorkloadError(path, "must be true or false")
             values[name] = value
         else:
-            minimum = 0 if name == "long_prefill_token_threshold" else 1
+            minimum = 0 if name in ZERO_OK_ENGINE_FIELDS else 1
             values[name] = expect_int(value, path, minimum)
     engine = EngineConfig(**values)
+    _check_speculative(engine)
     check_num_blocks(engine.num_blocks, "engine.num_blocks")
     if engine.max_num_batched_tokens < engine.max_num_seqs:
         raise WorkloadError(
@@ -117,6 +121,33 @@ def _parse_engine(data: Any) -> EngineConfig:
     return engine
 
 
+def _check_speculative(engine: EngineConfig) -> None:
+    """Speculative decoding is modelled for policy vllm with paged blocks only."""
+    if engine.num_speculative_tokens == 0:
+        return
+    if engine.policy != "vllm":
+        raise WorkloadError(
+            "engine.num_speculative_tokens", f"needs policy vllm (policy is {engine.policy})"
+        )
+    if engine.kv_alloc != "paged":
+        raise WorkloadError(
+            "engine.num_speculative_tokens", f"needs kv_alloc paged (it is {engine.kv_alloc})"
+        )
+
+
+def _parse_draft(data: Any) -> DraftConfig:
+    raw = _check_fields(data, ("kind", "params"), "cost.draft")
+    kind = _expect_choice(raw.get("kind"), "cost.draft.kind", DRAFT_KINDS)
+    if kind == "none":
+        if "params" in raw:
+            raise WorkloadError("cost.draft.params", "only a draft model has params")
+        return DraftConfig()
+    if "params" not in raw:
+        raise WorkloadError("cost.draft.params", "is required for a draft model")
+    params = expect_number(raw["params"], "cost.draft.params", 1)
+    return DraftConfig(kind, params)
+
+
 def _parse_cost(data: Any) -> CostConfig:
     names = tuple(f.name for f in fields(CostConfig))
     raw = _check_fields(data, names, "cost")
@@ -125,7 +156,9 @@ def _parse_cost(data: Any) -> CostConfig:
         if name not in raw:
             continue
         path, value = f"cost.{name}", raw[name]
-        if name == "kind":
+        if name == "draft":
+            values[name] = _parse_draft(value)
+        elif name == "kind":
             values[name] = _expect_choice(value, path, COST_KINDS)
         elif name in ("model", "gpu"):
             from sim.cost.data import known_gpus, known_models
@@ -136,7 +169,10 @@ def _parse_cost(data: Any) -> CostConfig:
             values[name] = expect_number(value, path, 0)
     if values.get("mfu", 1.0) <= 0:
         raise WorkloadError("cost.mfu", "must be > 0")
-    return CostConfig(**values)
+    cost = CostConfig(**values)
+    if cost.draft is not None and cost.draft.kind == "model" and cost.kind != "roofline":
+        raise WorkloadError("cost.draft", "a draft model is costed by the roofline (kind roofline)")
+    return cost
 
 
 def _parse_slo(data: Any) -> SLO:
@@ -172,7 +208,20 @@ def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
         raise WorkloadError(
             where, f"{prompt_len} tokens exceed max_model_len {engine.max_model_len}"
         )
-    return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids)
+    accept = _parse_accept(raw["accept"], f"{path}.accept") if "accept" in raw else None
+    if engine.num_speculative_tokens and prompt_len + max_tokens > engine.max_model_len:
+        raise WorkloadError(
+            path,
+            f"prompt {prompt_len} + max_tokens {max_tokens} exceed max_model_len "
+            f"{engine.max_model_len} (required with speculative decoding)",
+        )
+    return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids, accept)
+
+
+def _parse_accept(value: Any, path: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise WorkloadError(path, "must be a non-empty list of integers >= 0")
+    return tuple(expect_int(a, f"{path}[{i}]", 0) for i, a in enumerate(value))
 
 
 def parse_workload(data: Any) -> Workload:

@@ -17,10 +17,13 @@ MS_PER_S = 1000.0
 
 @dataclass(frozen=True)
 class StepWork:
-    """What one step computes: new tokens, and KV tokens attention reads (context incl. new)."""
+    """What one step computes: new tokens, and KV tokens attention reads (context incl. new);
+    with a draft model, `draft_runs` forward passes of it over `draft_batch` requests."""
 
     scheduled_tokens: int
     context_tokens: int
+    draft_runs: int = 0
+    draft_batch: int = 0
 
 
 class CostModel(Protocol):
@@ -64,6 +67,9 @@ class RooflineCost:
         self.flops = config.mfu * float(gpu["peak_flops"])
         self.bandwidth = float(gpu["hbm_bandwidth"])
         self.overhead = config.overhead
+        draft = config.draft
+        self.draft_params = draft.params if draft is not None and draft.kind == "model" else 0.0
+        self.bytes_per_param = float(model["bytes_per_param"])
 
     def compute_ms(self, work: StepWork) -> float:
         """Time if compute-bound."""
@@ -74,9 +80,19 @@ class RooflineCost:
         read = self.weight_bytes + self.kv_bytes_per_token * work.context_tokens
         return read / self.bandwidth * MS_PER_S
 
+    def draft_ms(self, work: StepWork) -> float:
+        """The draft model's passes: each the slower of its compute and its weight read."""
+        if not self.draft_params or not work.draft_runs or not work.draft_batch:
+            return 0.0
+        compute = 2.0 * self.draft_params * work.draft_batch / self.flops
+        memory = self.draft_params * self.bytes_per_param / self.bandwidth
+        return work.draft_runs * max(compute, memory) * MS_PER_S
+
     def step_time(self, work: StepWork) -> float:
-        """The slower of compute and memory, plus a fixed overhead."""
-        return max(self.compute_ms(work), self.memory_ms(work)) + self.overhead
+        """The slower of compute and memory, plus a fixed overhead (plus drafting)."""
+        return (
+            max(self.compute_ms(work), self.memory_ms(work)) + self.overhead + self.draft_ms(work)
+        )
 
 
 COST_MODELS: dict[str, type[UnitCost] | type[LinearCost] | type[RooflineCost]] = {

@@ -50,6 +50,10 @@ class KVManager(Protocol):
         """Blocks the admission gate asks for the request's whole current sequence."""
         ...
 
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """The blocks of a first chunk of `n` tokens after the hit fit the free blocks."""
+        ...
+
     def allocate(self, req: Request, n: int) -> bool:
         """Blocks for `n` more tokens; False if there are too few free."""
         ...
@@ -97,6 +101,10 @@ class PagedKV:
     def admission_blocks(self, req: Request) -> int:
         """ceil(min(tokens, max_model_len) / block_size)."""
         return -(-min(req.tokens, self.max_model_len) // self.block_size)
+
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """ceil(min(n, max_model_len) / block_size) blocks are free (no hits here)."""
+        return -(-min(n, self.max_model_len) // self.block_size) <= self.free_count
 
     def allocate(self, req: Request, n: int) -> bool:
         """ceil(min(computed + n, max_model_len) / block_size) minus blocks already held."""

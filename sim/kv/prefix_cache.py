@@ -102,6 +102,13 @@ class PrefixCachingKV:
         """ceil(min(tokens, max_model_len) / block_size) (before any prefix hit)."""
         return -(-min(req.tokens, self.max_model_len) // self.block_size)
 
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """Blocks for hit + n tokens, minus the hit blocks, plus the hit blocks that sit in the
+        free queue (taking them removes them from it), fit the free queue."""
+        blocks = -(-min(len(hit) * self.block_size + n, self.max_model_len) // self.block_size)
+        evictable = sum(1 for b in hit if self.blocks[b].ref == 0)
+        return blocks - len(hit) + evictable <= self.num_free()
+
     def admit(self, req: Request, hit: list[int], n: int) -> bool:
         """Take the hit blocks, set computed to the hit, then allocate for `n` new tokens."""
         for bid in hit:
