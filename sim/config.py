@@ -35,6 +35,22 @@ DEFAULT_ROOFLINE_MODEL = "llama-3-8b"
 DEFAULT_ROOFLINE_GPU = "h100-sxm"
 
 
+KV_DTYPE_BYTES = {"bf16": 2, "fp8": 1}
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+
+
+@dataclass(frozen=True)
+class CapacityConfig:
+    """Where num_blocks comes from: a model on `tp` GPUs with KV stored at `kv_dtype`."""
+
+    model: str
+    gpu: str
+    tp: int = 1
+    kv_dtype: str = "bf16"
+    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
+    reserve_bytes: int = 0
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     """The scheduler and KV-cache knobs (vLLM names where vLLM has them)."""
@@ -53,6 +69,8 @@ class EngineConfig:
     preemption: str = "recompute"
     # SIM-specdecode.md: draft tokens per decoding request (0 = off).
     num_speculative_tokens: int = 0
+    # SIM-FIELD.md 2: num_blocks derived from model x GPU x KV dtype (see `sim.capacity`).
+    capacity: CapacityConfig | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved configuration as JSON-ready data (fields added after SIM.md appear
@@ -64,7 +82,7 @@ class EngineConfig:
         return out
 
 
-OPTIONAL_ENGINE_FIELDS = ("num_speculative_tokens",)
+OPTIONAL_ENGINE_FIELDS = ("num_speculative_tokens", "capacity")
 
 
 @dataclass(frozen=True)
@@ -100,6 +118,9 @@ class CostConfig:
     mfu: float = DEFAULT_ROOFLINE_MFU
     overhead: float = DEFAULT_ROOFLINE_OVERHEAD_MS
     draft: DraftConfig | None = None
+    # SIM-FIELD.md 2-3: KV read at this width (None = the model's own), tensor parallel degree.
+    kv_dtype: str | None = None
+    tp: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that matter for this kind."""
@@ -110,6 +131,10 @@ class CostConfig:
         }[self.kind]
         out: dict[str, Any] = {"kind": self.kind, "time_unit": TIME_UNITS[self.kind]}
         out.update({k: getattr(self, k) for k in keys})
+        if self.kind == "roofline" and self.kv_dtype is not None:
+            out["kv_dtype"] = self.kv_dtype
+        if self.kind == "roofline" and self.tp != 1:
+            out["tp"] = self.tp
         if self.draft is not None:
             out["draft"] = self.draft.to_dict()
         return out

@@ -6,6 +6,7 @@ import hashlib
 import json
 from typing import Any
 
+from sim.capacity import capacity_terms
 from sim.config import Workload
 from sim.engine import SimResult
 from sim.metrics import request_metrics, speculation_summary, summarize
@@ -51,6 +52,8 @@ def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) 
     summary = summarize(result.requests, workload.slo)
     if result.config.num_speculative_tokens:
         summary.update(speculation_summary(result.requests))
+    if result.config.capacity is not None:
+        summary["capacity"] = capacity_terms(result.config.capacity, result.config.block_size)
     trace["summary"] = _rounded(summary)
     if result.stalled:
         trace["stalled"] = True

@@ -6,98 +6,60 @@ so the CLI can print one line naming the field.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from sim.capacity import parse_capacity, resolve_blocks
 from sim.config import (
-    COST_KINDS,
-    DRAFT_KINDS,
+    DEFAULT_BLOCK_SIZE,
     KV_ALLOCATIONS,
     POLICIES,
     PREEMPTION_MODES,
     SLO,
-    CostConfig,
-    DraftConfig,
     EngineConfig,
     RequestSpec,
     Workload,
 )
+from sim.cost.parse import parse_cost
 from sim.errors import WorkloadError
 from sim.generators import generate_requests, parse_generator
 from sim.limits import check_num_blocks, check_request_count, check_request_tokens
+from sim.validate import check_fields, expect_choice, expect_int, expect_number
 
 TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
 REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept")
 ZERO_OK_ENGINE_FIELDS = ("long_prefill_token_threshold", "num_speculative_tokens")
+CHOICE_ENGINE_FIELDS = {
+    "policy": POLICIES,
+    "kv_alloc": KV_ALLOCATIONS,
+    "preemption": PREEMPTION_MODES,
+}
 DEFAULT_MAX_TOKENS = 16
 
 
-def _check_fields(data: Any, allowed: tuple[str, ...], path: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise WorkloadError(path or "$", "must be an object")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise WorkloadError(where, f"unknown field (allowed: {', '.join(allowed)})")
-    return data
+def _engine_value(name: str, value: Any) -> Any:
+    path = f"engine.{name}"
+    if name == "capacity":
+        return parse_capacity(value, path)
+    if name in CHOICE_ENGINE_FIELDS:
+        return expect_choice(value, path, CHOICE_ENGINE_FIELDS[name])
+    if name.startswith("enable_"):
+        if not isinstance(value, bool):
+            raise WorkloadError(path, "must be true or false")
+        return value
+    return expect_int(value, path, 0 if name in ZERO_OK_ENGINE_FIELDS else 1)
 
 
-def expect_int(value: Any, path: str, minimum: int | None = None) -> int:
-    """An integer (not a bool) at least `minimum`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise WorkloadError(path, "must be an integer")
-    if minimum is not None and value < minimum:
-        problem = "must not be negative" if minimum == 0 else f"must be >= {minimum}"
-        raise WorkloadError(path, problem)
-    return value
-
-
-def expect_number(value: Any, path: str, minimum: float | None = None) -> float:
-    """A finite number (not a bool) at least `minimum`."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise WorkloadError(path, "must be a finite number")
-    try:
-        value = float(value)
-    except OverflowError as err:  # an integer with hundreds of digits
-        raise WorkloadError(path, "must be a finite number (this one is too large)") from err
-    if not math.isfinite(value):
-        raise WorkloadError(path, "must be a finite number")
-    if minimum is not None and value < minimum:
-        raise WorkloadError(
-            path, "must not be negative" if minimum == 0 else f"must be >= {minimum}"
-        )
-    return value
-
-
-def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise WorkloadError(path, f"must be one of {', '.join(choices)}")
-    return str(value)
-
-
-def _parse_engine(data: Any) -> EngineConfig:
+def _parse_engine(data: Any, path: str = "engine", extra: tuple[str, ...] = ()) -> EngineConfig:
     names = tuple(f.name for f in fields(EngineConfig))
-    raw = _check_fields(data, names, "engine")
-    values: dict[str, Any] = {}
-    for name in names:
-        if name not in raw:
-            continue
-        path, value = f"engine.{name}", raw[name]
-        if name == "policy":
-            values[name] = _expect_choice(value, path, POLICIES)
-        elif name == "kv_alloc":
-            values[name] = _expect_choice(value, path, KV_ALLOCATIONS)
-        elif name == "preemption":
-            values[name] = _expect_choice(value, path, PREEMPTION_MODES)
-        elif name.startswith("enable_"):
-            if not isinstance(value, bool):
-                raise WorkloadError(path, "must be true or false")
-            values[name] = value
-        else:
-            minimum = 0 if name in ZERO_OK_ENGINE_FIELDS else 1
-            values[name] = expect_int(value, path, minimum)
+    raw = check_fields(data, names + extra, path)
+    values = {name: _engine_value(name, raw[name]) for name in names if name in raw}
+    if "capacity" in values:
+        if "num_blocks" in raw:
+            raise WorkloadError(f"{path}.num_blocks", "give num_blocks or capacity, not both")
+        block_size = values.get("block_size", DEFAULT_BLOCK_SIZE)
+        values["num_blocks"] = resolve_blocks(values["capacity"], block_size, f"{path}.capacity")
     engine = EngineConfig(**values)
     _check_speculative(engine)
     check_num_blocks(engine.num_blocks, "engine.num_blocks")
@@ -135,54 +97,14 @@ def _check_speculative(engine: EngineConfig) -> None:
         )
 
 
-def _parse_draft(data: Any) -> DraftConfig:
-    raw = _check_fields(data, ("kind", "params"), "cost.draft")
-    kind = _expect_choice(raw.get("kind"), "cost.draft.kind", DRAFT_KINDS)
-    if kind == "none":
-        if "params" in raw:
-            raise WorkloadError("cost.draft.params", "only a draft model has params")
-        return DraftConfig()
-    if "params" not in raw:
-        raise WorkloadError("cost.draft.params", "is required for a draft model")
-    params = expect_number(raw["params"], "cost.draft.params", 1)
-    return DraftConfig(kind, params)
-
-
-def _parse_cost(data: Any) -> CostConfig:
-    names = tuple(f.name for f in fields(CostConfig))
-    raw = _check_fields(data, names, "cost")
-    values: dict[str, Any] = {}
-    for name in names:
-        if name not in raw:
-            continue
-        path, value = f"cost.{name}", raw[name]
-        if name == "draft":
-            values[name] = _parse_draft(value)
-        elif name == "kind":
-            values[name] = _expect_choice(value, path, COST_KINDS)
-        elif name in ("model", "gpu"):
-            from sim.cost.data import known_gpus, known_models
-
-            known = known_models() if name == "model" else known_gpus()
-            values[name] = _expect_choice(value, path, tuple(known))
-        else:
-            values[name] = expect_number(value, path, 0)
-    if values.get("mfu", 1.0) <= 0:
-        raise WorkloadError("cost.mfu", "must be > 0")
-    cost = CostConfig(**values)
-    if cost.draft is not None and cost.draft.kind == "model" and cost.kind != "roofline":
-        raise WorkloadError("cost.draft", "a draft model is costed by the roofline (kind roofline)")
-    return cost
-
-
 def _parse_slo(data: Any) -> SLO:
-    raw = _check_fields(data, ("ttft", "tpot", "e2el"), "slo")
+    raw = check_fields(data, ("ttft", "tpot", "e2el"), "slo")
     return SLO(**{k: expect_number(v, f"slo.{k}", 0) for k, v in raw.items()})
 
 
 def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
     path = f"requests[{index}]"
-    raw = _check_fields(data, REQUEST_FIELDS, path)
+    raw = check_fields(data, REQUEST_FIELDS, path)
     rid = raw.get("id", f"R{index}")
     if not isinstance(rid, str) or not rid:
         raise WorkloadError(f"{path}.id", "must be a non-empty string")
@@ -226,9 +148,9 @@ def _parse_accept(value: Any, path: str) -> tuple[int, ...]:
 
 def parse_workload(data: Any) -> Workload:
     """Validate workload JSON data and return the typed `Workload`."""
-    raw = _check_fields(data, TOP_FIELDS, "")
+    raw = check_fields(data, TOP_FIELDS, "")
     engine = _parse_engine(raw.get("engine", {}))
-    cost = _parse_cost(raw.get("cost", {}))
+    cost = parse_cost(raw.get("cost", {}), engine.capacity)
     slo = _parse_slo(raw["slo"]) if "slo" in raw else None
     scenario = raw.get("scenario")
     if scenario is not None and not isinstance(scenario, Mapping):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sim.config import CostConfig
-from sim.cost.data import gpu_table, kv_bytes_per_token, model_table
+from sim.cost.data import gpu_table, kv_bytes_per_token, kv_bytes_per_token_at, model_table
 
 MS_PER_S = 1000.0
 
@@ -57,13 +57,24 @@ class LinearCost:
 
 
 class RooflineCost:
-    """``max(2 * params * tokens / (mfu * peak), (weights + kv_read) / bandwidth) + overhead``."""
+    """``max(compute, memory) / tp + allreduce + overhead`` (SIM.md, SIM-FIELD.md 3):
+    compute = 2 * params * tokens / (mfu * peak), memory = (weights + kv_read) / bandwidth,
+    allreduce = 2 * layers * (latency + 2 (tp-1)/tp * tokens * hidden * bytes / link_bw),
+    with no all-reduce at tp = 1. KV is read at `kv_dtype`'s width (fp8 halves it)."""
 
     def __init__(self, config: CostConfig) -> None:
         model, gpu = model_table(config.model), gpu_table(config.gpu)
         self.flops_per_token = 2.0 * model["params"]
         self.weight_bytes = float(model["params"] * model["bytes_per_param"])
-        self.kv_bytes_per_token = float(kv_bytes_per_token(model))
+        if config.kv_dtype is None:
+            self.kv_bytes_per_token = float(kv_bytes_per_token(model))
+        else:
+            self.kv_bytes_per_token = float(kv_bytes_per_token_at(model, config.kv_dtype))
+        self.tp = config.tp
+        self.allreduce_layers = 2 * int(model["layers"])
+        self.activation_bytes = float(model.get("hidden_size", 0) * model["bytes_per_param"])
+        self.link_bandwidth = float(gpu.get("link_bandwidth", 0.0))
+        self.link_latency = float(gpu.get("link_latency", 0.0))
         self.flops = config.mfu * float(gpu["peak_flops"])
         self.bandwidth = float(gpu["hbm_bandwidth"])
         self.overhead = config.overhead
@@ -72,13 +83,21 @@ class RooflineCost:
         self.bytes_per_param = float(model["bytes_per_param"])
 
     def compute_ms(self, work: StepWork) -> float:
-        """Time if compute-bound."""
-        return self.flops_per_token * work.scheduled_tokens / self.flops * MS_PER_S
+        """Time if compute-bound (each of tp GPUs does 1/tp of it)."""
+        return self.flops_per_token * work.scheduled_tokens / self.flops * MS_PER_S / self.tp
 
     def memory_ms(self, work: StepWork) -> float:
-        """Time if memory-bound: weights read once per step plus the KV read."""
+        """Time if memory-bound: weights read once per step plus the KV read (split over tp)."""
         read = self.weight_bytes + self.kv_bytes_per_token * work.context_tokens
-        return read / self.bandwidth * MS_PER_S
+        return read / self.bandwidth * MS_PER_S / self.tp
+
+    def allreduce_ms(self, work: StepWork) -> float:
+        """Two all-reduces per layer over NVLink; nothing at tp = 1."""
+        if self.tp == 1:
+            return 0.0
+        share = 2.0 * (self.tp - 1) / self.tp
+        moved = share * work.scheduled_tokens * self.activation_bytes / self.link_bandwidth
+        return self.allreduce_layers * (self.link_latency + moved) * MS_PER_S
 
     def draft_ms(self, work: StepWork) -> float:
         """The draft model's passes: each the slower of its compute and its weight read."""
@@ -89,10 +108,9 @@ class RooflineCost:
         return work.draft_runs * max(compute, memory) * MS_PER_S
 
     def step_time(self, work: StepWork) -> float:
-        """The slower of compute and memory, plus a fixed overhead (plus drafting)."""
-        return (
-            max(self.compute_ms(work), self.memory_ms(work)) + self.overhead + self.draft_ms(work)
-        )
+        """The slower of compute and memory, plus all-reduce, overhead and drafting."""
+        compute, memory = self.compute_ms(work), self.memory_ms(work)
+        return max(compute, memory) + self.allreduce_ms(work) + self.overhead + self.draft_ms(work)
 
 
 COST_MODELS: dict[str, type[UnitCost] | type[LinearCost] | type[RooflineCost]] = {

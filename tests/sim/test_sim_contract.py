@@ -8,13 +8,13 @@ from typing import Any
 
 import jsonschema
 import pytest
-from simcli import REPO, sim_cli
+from simcli import TRACE_SCHEMA, sim_cli
 
 from sim import WorkloadError, run_workload
 from sim.presets.scenarios import preset_names, run_preset
 from sim.trace import dumps
 
-SCHEMA = json.loads((REPO / "sim" / "trace.schema.json").read_text(encoding="utf-8"))
+SCHEMA = TRACE_SCHEMA
 STEP_KEYS = {
     "index",
     "start",

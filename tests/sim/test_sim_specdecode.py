@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from simcli import TRACE_SCHEMA
 
 from sim import SimulationError, WorkloadError, run_workload
 
@@ -207,14 +208,9 @@ def test_draft_model_adds_roofline_cost_and_none_adds_nothing() -> None:
 
 
 def test_speculative_traces_validate_against_the_schema() -> None:
-    import json
-    from pathlib import Path
-
     import jsonschema
 
-    schema = json.loads(
-        (Path(__file__).resolve().parents[2] / "sim" / "trace.schema.json").read_text("utf-8")
-    )
+    schema = TRACE_SCHEMA
     workload = {
         "engine": _engine(3, 64),
         "cost": {"kind": "roofline", "draft": {"kind": "model", "params": 1e9}},
