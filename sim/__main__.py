@@ -18,6 +18,16 @@ def _max_steps_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _rates(text: str) -> list[float]:
+    try:
+        rates = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of rates like 2,4,8") from None
+    if not all(0 < rate < float("inf") for rate in rates):
+        raise argparse.ArgumentTypeError(f"{text!r}: every rate must be a positive number")
+    return rates
+
+
 def _positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1 or len(text) > 18:
         raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
@@ -68,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--requests", type=int, default=None, help="number of requests (default 200)"
     )
     sweep.add_argument("--seed", type=int, default=None, help="generator seed (default 1)")
+    sweep.add_argument(
+        "--rates",
+        type=_rates,
+        default=None,
+        help="latency-vs-load instead: Poisson request rates, e.g. 2,4,8 (requests/s)",
+    )
+    sweep.add_argument(
+        "--workload", default=None, help="with --rates: a generated workload file to load"
+    )
 
     bench = sub.add_parser(
         "bench",
@@ -96,9 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "presets":
         return cli.guarded(cli.cmd_presets)
     if args.command == "sweep":
-        from sim.presets.sweep import sweep
-
-        return cli.guarded(lambda: cli.json_text(sweep(n_requests=args.requests, seed=args.seed)))
+        return cli.guarded(
+            lambda: cli.cmd_sweep(args.requests, args.seed, args.rates, args.workload)
+        )
     from sim.bench import run_bench
 
     return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))

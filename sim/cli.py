@@ -77,6 +77,28 @@ def cmd_presets() -> str:
     return "\n".join(lines)
 
 
+def cmd_sweep(
+    n_requests: int | None,
+    seed: int | None,
+    rates: list[float] | None,
+    workload_path: str | None,
+) -> str:
+    """`sweep`: the ruler (techniques), or with `rates` the latency-vs-load table."""
+    from sim.presets.sweep import load_curve_workload, sweep
+
+    if rates is None:
+        if workload_path is not None:
+            raise WorkloadError("--workload", "only with --rates")
+        return json_text(sweep(n_requests=n_requests, seed=seed))
+    from sim.load_curve import load_curve
+
+    if workload_path is not None:
+        workload = load_workload_file(workload_path)
+    else:
+        workload = load_curve_workload(n_requests, seed)
+    return json_text(load_curve(workload, rates))
+
+
 def guarded(action: Callable[[], str | CommandOutput]) -> int:
     """Run a command; print its output, or ONE error line on stderr with exit code 2.
 

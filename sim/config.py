@@ -159,6 +159,9 @@ class RequestSpec:
     max_tokens: int
     prompt_ids: tuple[int, ...] | None = None
     accept: tuple[int, ...] | None = None  # accepted drafts per verify step, cycling
+    # Parallel sampling (SIM-FIELD.md 7): children `0_ID` .. share the parent's prompt.
+    parent: str | None = None
+    prompt_owner: str | None = None  # whose unshared prompt this is (None: its own)
 
 
 @dataclass(frozen=True)
@@ -170,3 +173,5 @@ class Workload:
     requests: tuple[RequestSpec, ...] = ()
     slo: SLO | None = None
     scenario: dict[str, Any] | None = None
+    # SIM-FIELD.md 6: how clients read the output (None: not said; no perceived_wait).
+    streaming: bool | None = None

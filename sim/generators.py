@@ -13,8 +13,9 @@ workloads go through the same validation. Same spec, same requests: `random.Rand
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,13 @@ LENGTH_FIELDS = {
     "uniform": ("kind", "low", "high"),
     "long_tail": ("kind", "median", "sigma", "max"),
 }
-ARRIVAL_FIELDS = {"all_at_once": ("kind", "at"), "poisson": ("kind", "rate", "start")}
+ARRIVAL_FIELDS = {
+    "all_at_once": ("kind", "at"),
+    "poisson": ("kind", "rate", "start", "seed"),
+    # `size` requests arrive together every `every` time units from `start`.
+    "burst": ("kind", "size", "every", "start"),
+}
+OPTIONAL_DIST_FIELDS = ("at", "start", "seed")
 # Token ids of generated prompts: request i uses ids UNIQUE_ID_BASE * (i + 1) + position,
 # so no two generated prompts share a block unless `shared_prefix` says so.
 UNIQUE_ID_BASE = 1_000_000
@@ -73,9 +80,12 @@ def _dist(data: Any, path: str, table: dict[str, tuple[str, ...]]) -> Mapping[st
         if key not in table[data["kind"]]:
             raise WorkloadError(f"{path}.{key}", "unknown field")
         if key != "kind":
-            _number(value, f"{path}.{key}", positive=key in ("rate", "median", "sigma"))
+            positive = key in ("rate", "median", "sigma", "size", "every")
+            _number(value, f"{path}.{key}", positive=positive)
+    if data["kind"] == "burst" and not isinstance(data.get("size"), int):
+        raise WorkloadError(f"{path}.size", "must be an integer")
     for key in table[data["kind"]]:
-        if key not in data and key not in ("at", "start"):
+        if key not in data and key not in OPTIONAL_DIST_FIELDS:
             raise WorkloadError(f"{path}.{key}", "is required")
     return data
 
@@ -124,14 +134,29 @@ def _draw_length(rng: random.Random, dist: Mapping[str, Any]) -> int:
     return max(1, min(int(dist["max"]), round(value)))
 
 
+def _arrival_clock(spec: GeneratorSpec, rng: random.Random) -> Iterator[float]:
+    """Arrival times: all at once, Poisson (exponential gaps; its own `seed` if given, so
+    lengths do not depend on the rate), or bursts of `size` every `every`."""
+    arrival = spec.arrival
+    clock = float(arrival.get("start", arrival.get("at", 0.0)))
+    if arrival["kind"] == "burst":
+        size, every = int(arrival["size"]), float(arrival["every"])
+        for i in itertools.count():
+            yield clock + (i // size) * every
+    gaps = random.Random(arrival["seed"]) if "seed" in arrival else rng
+    while True:
+        if arrival["kind"] == "poisson":
+            clock += gaps.expovariate(float(arrival["rate"]))
+        yield clock
+
+
 def generate_requests(spec: GeneratorSpec) -> list[dict[str, Any]]:
     """Draw `spec.n` requests (dicts in the explicit workload format), deterministically."""
     rng = random.Random(spec.seed)
-    clock = float(spec.arrival.get("start", spec.arrival.get("at", 0.0)))
+    clocks = _arrival_clock(spec, rng)
     out: list[dict[str, Any]] = []
     for i in range(spec.n):
-        if spec.arrival["kind"] == "poisson":
-            clock += rng.expovariate(float(spec.arrival["rate"]))
+        clock = next(clocks)
         prompt_len = _draw_length(rng, spec.prompt)
         max_tokens = _draw_length(rng, spec.output)
         request: dict[str, Any] = {

@@ -99,7 +99,20 @@ def summarize(requests: Sequence[Request], slo: SLO | None = None) -> dict[str, 
         good = sum(1 for m in per if meets_slo(m, slo))
         summary["goodput"] = rate(good)
         summary["good_requests"] = good
+        summary["slo_attainment"] = good / len(requests) if requests else 0.0
     return summary
+
+
+def perceived_wait(requests: Sequence[Request], streaming: bool) -> dict[str, Any]:
+    """How long a user waits before reading: the first token when the output streams, the
+    whole answer (E2EL) when it does not (SIM-FIELD.md 6)."""
+    per = [request_metrics(r) for r in requests]
+    waits = [m.ttft if streaming else m.e2el for m in per]
+    return {
+        "streaming": streaming,
+        "measure": "ttft" if streaming else "e2el",
+        **stats([w for w in waits if w is not None]),
+    }
 
 
 def speculation_summary(requests: Sequence[Request]) -> dict[str, float]:

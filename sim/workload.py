@@ -7,7 +7,7 @@ so the CLI can print one line naming the field.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from sim.capacity import parse_capacity, resolve_blocks
@@ -27,8 +27,8 @@ from sim.generators import generate_requests, parse_generator
 from sim.limits import check_num_blocks, check_request_count, check_request_tokens
 from sim.validate import check_fields, expect_choice, expect_int, expect_number
 
-TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
-REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept")
+TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario", "streaming")
+REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept", "n")
 ZERO_OK_ENGINE_FIELDS = ("long_prefill_token_threshold", "num_speculative_tokens")
 CHOICE_ENGINE_FIELDS = {
     "policy": POLICIES,
@@ -140,6 +140,19 @@ def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
     return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids, accept)
 
 
+def _fan_out(data: Any, spec: RequestSpec, path: str) -> list[RequestSpec]:
+    """Parallel sampling: `n` children `0_ID` .. `(n-1)_ID`, same arrival and prompt (vLLM V1's
+    front end does this before the scheduler sees them)."""
+    n = expect_int(data.get("n", 1), f"{path}.n", 1) if isinstance(data, Mapping) else 1
+    if n == 1:
+        return [spec]
+    check_request_count(n, f"{path}.n")
+    owner = spec.id if spec.prompt_ids is None else None
+    return [
+        replace(spec, id=f"{i}_{spec.id}", parent=spec.id, prompt_owner=owner) for i in range(n)
+    ]
+
+
 def _parse_accept(value: Any, path: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not value:
         raise WorkloadError(path, "must be a non-empty list of integers >= 0")
@@ -170,13 +183,20 @@ def parse_workload(data: Any) -> Workload:
     seen: set[str] = set()
     for i, item in enumerate(items):
         try:
-            spec = _parse_request(item, i, engine)
+            specs = _fan_out(item, _parse_request(item, i, engine), f"requests[{i}]")
         except WorkloadError as err:
             if base == "requests":
                 raise
             raise WorkloadError("generate", f"generated request {i}: {err.problem}") from err
-        if spec.id in seen:
-            raise WorkloadError(f"requests[{i}].id", f"duplicate id {spec.id!r}")
-        seen.add(spec.id)
-        requests.append(spec)
-    return Workload(engine, cost, tuple(requests), slo, dict(scenario) if scenario else None)
+        for spec in specs:
+            if spec.id in seen:
+                raise WorkloadError(f"requests[{i}].id", f"duplicate id {spec.id!r}")
+            seen.add(spec.id)
+        requests.extend(specs)
+        check_request_count(len(requests), "requests")
+    streaming = raw.get("streaming")
+    if streaming is not None and not isinstance(streaming, bool):
+        raise WorkloadError("streaming", "must be true or false")
+    return Workload(
+        engine, cost, tuple(requests), slo, dict(scenario) if scenario else None, streaming
+    )

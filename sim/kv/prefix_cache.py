@@ -36,7 +36,10 @@ class BlockHasher:
         spec, bs = req.spec, self.block_size
         if spec.prompt_ids is not None and (block + 1) * bs <= spec.prompt_len:
             return spec.prompt_ids[block * bs : (block + 1) * bs]
-        # Unshared prompt tokens and generated tokens are unique to the request.
+        # Unshared prompt tokens are unique to the prompt's owner (parallel samples share
+        # their parent's), generated tokens to the request.
+        if spec.prompt_owner is not None and (block + 1) * bs <= spec.prompt_len:
+            return ("own", spec.prompt_owner, block)
         return ("own", spec.id, block)
 
     def hashes(self, req: Request, num_blocks: int) -> list[int]:
