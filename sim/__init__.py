@@ -1,7 +1,7 @@
 """tujie's batching simulator: schedules like the vLLM V1 scheduler, step by step.
 
-Public surface: `run_workload`, `run_preset`, `SCENARIOS`, `PRESETS`, `sweep`, and the
-exceptions in `sim.errors`. Everything else is internal.
+Public surface: `run_workload`, `load_workload_file` and the exceptions in `sim.errors`; the
+page's presets (cast, scenarios, sweep) live in `sim.presets`. Everything else is internal.
 """
 
 from sim.api import load_workload_file, run_workload

@@ -6,6 +6,32 @@ import argparse
 import sys
 
 from sim import cli
+from sim.limits import DEFAULT_MAX_STEPS
+
+
+def _max_steps_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        default=DEFAULT_MAX_STEPS,
+        help=f"stop with exit 2 past this many steps (default {DEFAULT_MAX_STEPS:,})",
+    )
+
+
+def _rates(text: str) -> list[float]:
+    try:
+        rates = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of rates like 2,4,8") from None
+    if not all(0 < rate < float("inf") for rate in rates):
+        raise argparse.ArgumentTypeError(f"{text!r}: every rate must be a positive number")
+    return rates
+
+
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1 or len(text) > 18:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive integer")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--fast", action="store_true", help="use the vectorised fast path (same trace)"
     )
+    _max_steps_option(run)
 
     table = sub.add_parser(
         "table",
@@ -36,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     table.add_argument("workload", nargs="?", help="workload JSON file")
     table.add_argument("--preset", help="built-in preset, e.g. batching/with")
+    _max_steps_option(table)
 
     sub.add_parser(
         "presets", help="list preset names", description="List every preset name and title."
@@ -50,6 +78,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--requests", type=int, default=None, help="number of requests (default 200)"
     )
     sweep.add_argument("--seed", type=int, default=None, help="generator seed (default 1)")
+    sweep.add_argument(
+        "--rates",
+        type=_rates,
+        default=None,
+        help="latency-vs-load instead: Poisson request rates, e.g. 2,4,8 (requests/s)",
+    )
+    sweep.add_argument(
+        "--workload", default=None, help="with --rates: a generated workload file to load"
+    )
 
     bench = sub.add_parser(
         "bench",
@@ -70,15 +107,17 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit code."""
     args = build_parser().parse_args(argv)
     if args.command == "run":
-        return cli.guarded(lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast))
+        return cli.guarded(
+            lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast, args.max_steps)
+        )
     if args.command == "table":
-        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset))
+        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset, args.max_steps))
     if args.command == "presets":
         return cli.guarded(cli.cmd_presets)
     if args.command == "sweep":
-        from sim.sweep import sweep
-
-        return cli.guarded(lambda: cli.json_text(sweep(n_requests=args.requests, seed=args.seed)))
+        return cli.guarded(
+            lambda: cli.cmd_sweep(args.requests, args.seed, args.rates, args.workload)
+        )
     from sim.bench import run_bench
 
     return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))

@@ -1,69 +1,123 @@
-"""Command implementations behind `python -m sim`; errors become one line and exit code 2."""
+"""Command implementations behind `python -m sim`.
+
+Exit codes: 0 ok; 1 the run stalled (the trace is still printed, the reason goes to stderr);
+2 bad input or a bound passed (one line on stderr, nothing on stdout).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from sim.api import load_workload_file, run_workload
+from sim.api import load_workload_file, run_outcome
 from sim.errors import SimError, WorkloadError
+from sim.limits import DEFAULT_MAX_STEPS
 
 EXIT_OK = 0
+EXIT_STALLED = 1
 EXIT_USAGE = 2
 
 
+@dataclass(frozen=True)
+class CommandOutput:
+    """What a command prints: `text` on stdout, and `stall` (if any) on stderr with exit 1."""
+
+    text: str
+    stall: str | None = None
+
+
 def _workload_from_args(path: str | None, preset: str | None) -> Any:
-    from sim.scenarios import preset_workload
+    from sim.presets.scenarios import preset_workload
 
     if (path is None) == (preset is None):
         raise WorkloadError("$", "give a WORKLOAD file or --preset NAME (exactly one)")
     if preset is not None:
         return preset_workload(preset)
     assert path is not None
-    try:
-        return load_workload_file(path)
-    except OSError as err:
-        raise WorkloadError(path, err.strerror or "cannot read file") from err
+    return load_workload_file(path)
 
 
-def cmd_run(path: str | None, preset: str | None, detail: bool, fast: bool) -> str:
+def cmd_run(
+    path: str | None,
+    preset: str | None,
+    detail: bool,
+    fast: bool,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> CommandOutput:
     """`run`: the JSON trace (presets carry detail only when --detail is given)."""
     from sim.trace import dumps
 
-    trace = run_workload(_workload_from_args(path, preset), detail=detail, fast=fast)
-    return dumps(trace)
+    outcome = run_outcome(
+        _workload_from_args(path, preset), detail=detail, fast=fast, max_steps=max_steps
+    )
+    return CommandOutput(dumps(outcome.trace), outcome.stall)
 
 
-def cmd_table(path: str | None, preset: str | None) -> str:
+def cmd_table(
+    path: str | None, preset: str | None, max_steps: int = DEFAULT_MAX_STEPS
+) -> CommandOutput:
     """`table`: the human-readable step table."""
     from sim.table import render_table
 
-    trace = run_workload(_workload_from_args(path, preset))
-    return render_table(trace, title=preset or path).rstrip("\n")
+    outcome = run_outcome(_workload_from_args(path, preset), max_steps=max_steps)
+    return CommandOutput(
+        render_table(outcome.trace, title=preset or path).rstrip("\n"), outcome.stall
+    )
 
 
 def cmd_presets() -> str:
     """`presets`: one preset name per line with its title."""
-    from sim.scenarios import GOLDENS, SCENARIOS
+    from sim.presets.scenarios import GOLDENS, SCENARIOS
 
     lines = [f"{sid}/{v}\t{sc.title}" for sid, sc in SCENARIOS.items() for v in ("without", "with")]
     lines += [f"{name}\t{w['scenario']['title']}" for name, w in GOLDENS.items()]
     return "\n".join(lines)
 
 
-def guarded(action: Callable[[], str]) -> int:
-    """Run a command; print its output, or ONE error line on stderr with exit code 2."""
+def cmd_sweep(
+    n_requests: int | None,
+    seed: int | None,
+    rates: list[float] | None,
+    workload_path: str | None,
+) -> str:
+    """`sweep`: the ruler (techniques), or with `rates` the latency-vs-load table."""
+    from sim.presets.sweep import load_curve_workload, sweep
+
+    if rates is None:
+        if workload_path is not None:
+            raise WorkloadError("--workload", "only with --rates")
+        return json_text(sweep(n_requests=n_requests, seed=seed))
+    from sim.load_curve import load_curve
+
+    if workload_path is not None:
+        workload = load_workload_file(workload_path)
+    else:
+        workload = load_curve_workload(n_requests, seed)
+    return json_text(load_curve(workload, rates))
+
+
+def guarded(action: Callable[[], str | CommandOutput]) -> int:
+    """Run a command; print its output, or ONE error line on stderr with exit code 2.
+
+    A stalled run prints its output and then ``stalled before step N: why`` on stderr (exit 1).
+    """
     try:
-        text = action()
+        output = action()
     except WorkloadError as err:
         print(f"error: {err.path}: {err.problem}", file=sys.stderr)
         return EXIT_USAGE
     except SimError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_USAGE
-    sys.stdout.write(text + "\n")
+    if isinstance(output, str):
+        output = CommandOutput(output)
+    sys.stdout.write(output.text + "\n")
+    if output.stall:
+        print(output.stall, file=sys.stderr)
+        return EXIT_STALLED
     return EXIT_OK
 
 

@@ -6,7 +6,7 @@ dataclasses, their defaults and the names of the pluggable parts.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048
@@ -19,6 +19,7 @@ POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache")
 KV_ALLOCATIONS = ("paged", "reserve_max", "reserve_max_model_len")
 PREEMPTION_MODES = ("recompute", "none")
 COST_KINDS = ("unit", "linear", "roofline")
+DRAFT_KINDS = ("none", "model")
 TIME_UNITS = {"unit": "step", "linear": "ms", "roofline": "ms"}
 
 # Linear cost model defaults, in milliseconds: roughly Llama-3-8B on one H100 (5 ms of
@@ -32,6 +33,22 @@ DEFAULT_ROOFLINE_MFU = 0.5
 DEFAULT_ROOFLINE_OVERHEAD_MS = 0.0
 DEFAULT_ROOFLINE_MODEL = "llama-3-8b"
 DEFAULT_ROOFLINE_GPU = "h100-sxm"
+
+
+KV_DTYPE_BYTES = {"bf16": 2, "fp8": 1}
+DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
+
+
+@dataclass(frozen=True)
+class CapacityConfig:
+    """Where num_blocks comes from: a model on `tp` GPUs with KV stored at `kv_dtype`."""
+
+    model: str
+    gpu: str
+    tp: int = 1
+    kv_dtype: str = "bf16"
+    gpu_memory_utilization: float = DEFAULT_GPU_MEMORY_UTILIZATION
+    reserve_bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -50,10 +67,39 @@ class EngineConfig:
     # Extensions for the "trouble" panels (not vLLM options).
     kv_alloc: str = "paged"
     preemption: str = "recompute"
+    # SIM-specdecode.md: draft tokens per decoding request (0 = off).
+    num_speculative_tokens: int = 0
+    # SIM-FIELD.md 2: num_blocks derived from model x GPU x KV dtype (see `sim.capacity`).
+    capacity: CapacityConfig | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The resolved configuration as JSON-ready data."""
-        return asdict(self)
+        """The resolved configuration as JSON-ready data (fields added after SIM.md appear
+        only when set, so an old workload's detailed trace stays byte-identical)."""
+        out = asdict(self)
+        for f in fields(self):
+            if f.name in OPTIONAL_ENGINE_FIELDS and out[f.name] == f.default:
+                del out[f.name]
+        return out
+
+
+OPTIONAL_ENGINE_FIELDS = ("num_speculative_tokens", "capacity")
+
+
+@dataclass(frozen=True)
+class DraftConfig:
+    """What drafting costs: `none` (n-gram / prompt lookup) or a draft `model` of `params`
+    parameters, run k times per step for the requests that get drafts (roofline cost only)."""
+
+    kind: str = "none"
+    params: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return (
+            {"kind": self.kind, "params": self.params}
+            if self.kind == "model"
+            else {"kind": self.kind}
+        )
 
 
 @dataclass(frozen=True)
@@ -71,6 +117,10 @@ class CostConfig:
     gpu: str = DEFAULT_ROOFLINE_GPU
     mfu: float = DEFAULT_ROOFLINE_MFU
     overhead: float = DEFAULT_ROOFLINE_OVERHEAD_MS
+    draft: DraftConfig | None = None
+    # SIM-FIELD.md 2-3: KV read at this width (None = the model's own), tensor parallel degree.
+    kv_dtype: str | None = None
+    tp: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that matter for this kind."""
@@ -81,6 +131,12 @@ class CostConfig:
         }[self.kind]
         out: dict[str, Any] = {"kind": self.kind, "time_unit": TIME_UNITS[self.kind]}
         out.update({k: getattr(self, k) for k in keys})
+        if self.kind == "roofline" and self.kv_dtype is not None:
+            out["kv_dtype"] = self.kv_dtype
+        if self.kind == "roofline" and self.tp != 1:
+            out["tp"] = self.tp
+        if self.draft is not None:
+            out["draft"] = self.draft.to_dict()
         return out
 
 
@@ -102,6 +158,10 @@ class RequestSpec:
     prompt_len: int
     max_tokens: int
     prompt_ids: tuple[int, ...] | None = None
+    accept: tuple[int, ...] | None = None  # accepted drafts per verify step, cycling
+    # Parallel sampling (SIM-FIELD.md 7): children `0_ID` .. share the parent's prompt.
+    parent: str | None = None
+    prompt_owner: str | None = None  # whose unshared prompt this is (None: its own)
 
 
 @dataclass(frozen=True)
@@ -113,3 +173,5 @@ class Workload:
     requests: tuple[RequestSpec, ...] = ()
     slo: SLO | None = None
     scenario: dict[str, Any] | None = None
+    # SIM-FIELD.md 6: how clients read the output (None: not said; no perceived_wait).
+    streaming: bool | None = None

@@ -24,6 +24,12 @@ class Request:
     token_times: list[float] = field(default_factory=list)
     finish_time: float | None = None
     block_hashes: list[int] = field(default_factory=list)
+    # Speculative decoding (SIM-specdecode.md); all stay 0/False when it is off.
+    drafts: int = 0
+    verify_steps: int = 0  # the accept cursor: a preemption does not reset it
+    mid_prefill: bool = False
+    drafts_verified: int = 0
+    drafts_accepted: int = 0
 
     @property
     def id(self) -> str:

@@ -2,6 +2,7 @@
 
 SimError                    base class, never raised directly
 ├── WorkloadError           a workload (JSON or dict) is invalid; carries the JSON path
+│   └── LimitExceeded       a workload passes a bound of `sim.limits` (requests, tokens, steps)
 ├── PresetNotFound          `run_preset` / `--preset` got an unknown name
 └── SimulationError         the engine hit an internal limit (e.g. MAX_STEPS)
 """
@@ -23,6 +24,11 @@ class WorkloadError(SimError):
         super().__init__(f"{path}: {problem}")
         self.path = path
         self.problem = problem
+
+
+class LimitExceeded(WorkloadError):
+    """Raised when a workload passes a bound of `sim.limits`, before the work (or the step)
+    that would pass it; the message names the bound."""
 
 
 class PresetNotFound(SimError):

@@ -17,9 +17,11 @@ import numpy as np
 
 from sim.config import Workload
 from sim.cost import StepWork, build_cost_model
-from sim.engine import MAX_STEPS, SimResult, resolve_engine
+from sim.engine import SimResult, resolve_engine
 from sim.entities import Request
-from sim.errors import SimulationError
+from sim.errors import LimitExceeded
+from sim.limits import DEFAULT_MAX_STEPS, step_limit_message
+from sim.stall import StallFacts, stall_reason
 from sim.trace_record import t
 
 I64 = np.int64
@@ -33,13 +35,17 @@ def fast_applies(workload: Workload) -> bool:
         and e.kv_alloc == "paged"
         and not e.enable_prefix_caching
         and e.preemption == "recompute"
+        and e.num_speculative_tokens == 0
     )
 
 
 class FastVllmEngine:
     """Array-backed engine state (one slot per request index) and the vectorised step."""
 
-    def __init__(self, workload: Workload, *, record: bool = True) -> None:
+    def __init__(
+        self, workload: Workload, *, record: bool = True, max_steps: int = DEFAULT_MAX_STEPS
+    ) -> None:
+        self.max_steps = max_steps
         self.cfg = resolve_engine(workload.engine)
         self.workload = workload
         self.cost = build_cost_model(workload.cost)
@@ -267,7 +273,7 @@ class FastVllmEngine:
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> SimResult:
         """Same control flow as `sim.engine.Engine.run`."""
-        now, stalled = 0.0, False
+        now, stall = 0.0, None
         while True:
             while self.pending and self.arrival[self.pending[0]] <= now:
                 r = self.pending.popleft()
@@ -281,16 +287,33 @@ class FastVllmEngine:
             sched, given, preempted = self._schedule()
             if not len(sched) and not preempted:
                 if not self.pending:
-                    stalled = True
+                    stall = self._stall_reason()
                     break
                 now = max(now, self.arrival[self.pending[0]])
                 continue
+            if self.num_steps >= self.max_steps:
+                raise LimitExceeded("$", step_limit_message(self.max_steps))
             now = self._execute(sched, given, preempted, now)
-            if self.num_steps >= MAX_STEPS:
-                raise SimulationError(f"more than {MAX_STEPS} steps")
-        return self._result(stalled)
+        return self._result(stall)
 
-    def _result(self, stalled: bool) -> SimResult:
+    def _stall_reason(self) -> str:
+        head = self.waiting[0] if self.waiting else None
+        blocks = 0
+        if head is not None:
+            tokens = int(self.prompt[head] + self.outputs[head])
+            blocks = -(-min(tokens, self.cfg.max_model_len) // self.cfg.block_size)
+        facts = StallFacts(
+            next_step=self.num_steps + 1,
+            running=len(self.running),
+            waiting_head=self.names[head] if head is not None else None,
+            head_blocks=blocks,
+            free_blocks=self.free,
+            num_blocks=self.cfg.num_blocks,
+            preemption=self.cfg.preemption,
+        )
+        return stall_reason(facts)
+
+    def _result(self, stall: str | None) -> SimResult:
         n = len(self.names)
         times: list[Any] = [[] for _ in range(n)]
         if self.emitted_idx:
@@ -315,11 +338,13 @@ class FastVllmEngine:
                 finish_time=self.finish[i],
             )
             requests.append(req)
-        result = SimResult(self.cfg, requests, self.steps, stalled)
+        result = SimResult(self.cfg, requests, self.steps, stall is not None, stall=stall)
         result.num_steps, result.scheduled_tokens = self.num_steps, self.scheduled_tokens
         return result
 
 
-def simulate_fast(workload: Workload, *, record: bool = True) -> SimResult:
+def simulate_fast(
+    workload: Workload, *, record: bool = True, max_steps: int = DEFAULT_MAX_STEPS
+) -> SimResult:
     """Run `workload` on the fast path (caller checks `fast_applies`)."""
-    return FastVllmEngine(workload, record=record).run()
+    return FastVllmEngine(workload, record=record, max_steps=max_steps).run()

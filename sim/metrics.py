@@ -60,7 +60,9 @@ def request_metrics(req: Request) -> RequestMetrics:
     tpot = None
     if ttft is not None and e2el is not None and len(times) > 1:
         tpot = (e2el - ttft) / (len(times) - 1)
-    itls = [b - a for a, b in zip(times, times[1:], strict=False)]
+    # One gap per step that emitted (vllm bench serve measures streamed chunks): tokens of a
+    # speculative step share its time; without speculation every token has a step of its own.
+    itls = [b - a for a, b in zip(times, times[1:], strict=False) if b != a]
     return RequestMetrics(ttft, tpot, e2el, itls)
 
 
@@ -97,4 +99,31 @@ def summarize(requests: Sequence[Request], slo: SLO | None = None) -> dict[str, 
         good = sum(1 for m in per if meets_slo(m, slo))
         summary["goodput"] = rate(good)
         summary["good_requests"] = good
+        summary["slo_attainment"] = good / len(requests) if requests else 0.0
     return summary
+
+
+def perceived_wait(requests: Sequence[Request], streaming: bool) -> dict[str, Any]:
+    """How long a user waits before reading: the first token when the output streams, the
+    whole answer (E2EL) when it does not (SIM-FIELD.md 6)."""
+    per = [request_metrics(r) for r in requests]
+    waits = [m.ttft if streaming else m.e2el for m in per]
+    return {
+        "streaming": streaming,
+        "measure": "ttft" if streaming else "e2el",
+        **stats([w for w in waits if w is not None]),
+    }
+
+
+def speculation_summary(requests: Sequence[Request]) -> dict[str, float]:
+    """acceptance_rate = accepted / verified drafts; mean_accepted_length = tokens per verify
+    step = 1 + accepted / verify steps (vLLM's "mean acceptance length")."""
+    verified = sum(r.drafts_verified for r in requests)
+    accepted = sum(r.drafts_accepted for r in requests)
+    verify_steps = sum(r.verify_steps for r in requests)
+    return {
+        "drafts_verified": verified,
+        "drafts_accepted": accepted,
+        "acceptance_rate": accepted / verified if verified else 0.0,
+        "mean_accepted_length": 1.0 + accepted / verify_steps if verify_steps else 0.0,
+    }

@@ -6,9 +6,17 @@ import hashlib
 import json
 from typing import Any
 
-from sim.config import Workload
+from sim.capacity import capacity_terms
+from sim.config import SLO, Workload
 from sim.engine import SimResult
-from sim.metrics import request_metrics, summarize
+from sim.entities import Request
+from sim.metrics import (
+    meets_slo,
+    perceived_wait,
+    request_metrics,
+    speculation_summary,
+    summarize,
+)
 from sim.trace_record import t
 
 
@@ -24,31 +32,72 @@ def _rounded(obj: Any) -> Any:
     return obj
 
 
-def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) -> dict[str, Any]:
-    """The trace dict. With `detail`, also `engine` (resolved config), `cost` and `scenario`."""
-    requests: dict[str, Any] = {}
-    for req in result.requests:
-        m = request_metrics(req)
-        requests[req.id] = {
-            "arrival": req.spec.arrival,
-            "first_token": _round(req.token_times[0]) if req.token_times else None,
-            "finish": _round(req.finish_time),
-            "output_tokens": req.outputs,
-            "token_times": list(req.token_times),  # already rounded by the engine
-            "ttft": _round(m.ttft),
-            "tpot": _round(m.tpot),
-            "e2el": _round(m.e2el),
-            "preemptions": req.preemptions,
-            "prefix_hit_tokens": req.prefix_hit_tokens,
+def _request_entry(req: Request, slo: SLO | None) -> dict[str, Any]:
+    m = request_metrics(req)
+    entry: dict[str, Any] = {
+        "arrival": req.spec.arrival,
+        "first_token": _round(req.token_times[0]) if req.token_times else None,
+        "finish": _round(req.finish_time),
+        "output_tokens": req.outputs,
+        "token_times": list(req.token_times),  # already rounded by the engine
+        "ttft": _round(m.ttft),
+        "tpot": _round(m.tpot),
+        "e2el": _round(m.e2el),
+        "preemptions": req.preemptions,
+        "prefix_hit_tokens": req.prefix_hit_tokens,
+    }
+    if slo is not None:
+        entry["meets_slo"] = meets_slo(m, slo)
+    return entry
+
+
+def _parents(requests: list[Request]) -> dict[str, Any]:
+    """Parallel sampling: each parent's children, earliest first token and latest finish."""
+    groups: dict[str, list[Request]] = {}
+    for req in requests:
+        if req.spec.parent is not None:
+            groups.setdefault(req.spec.parent, []).append(req)
+    out: dict[str, Any] = {}
+    for parent, children in groups.items():
+        firsts = [c.token_times[0] for c in children if c.token_times]
+        finishes = [c.finish_time for c in children if c.finish_time is not None]
+        out[parent] = {
+            "n": len(children),
+            "children": [c.id for c in children],
+            "first_token": min(firsts) if firsts else None,
+            "finish": max(finishes) if len(finishes) == len(children) else None,
         }
+    return out
+
+
+def _summary(result: SimResult, workload: Workload) -> dict[str, Any]:
+    summary = summarize(result.requests, workload.slo)
+    if result.config.num_speculative_tokens:
+        summary.update(speculation_summary(result.requests))
+    if result.config.capacity is not None:
+        summary["capacity"] = capacity_terms(result.config.capacity, result.config.block_size)
+    if workload.streaming is not None:
+        summary["perceived_wait"] = perceived_wait(result.requests, workload.streaming)
+    return _rounded(summary)
+
+
+def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) -> dict[str, Any]:
+    """The trace dict. With `detail`, also `engine` (resolved config), `cost` and `scenario`.
+
+    Fields of SIM-FIELD.md appear only when the workload uses them (an old workload's trace is
+    byte-identical): `parents` with parallel sampling, `meets_slo` with an `slo`.
+    """
     trace: dict[str, Any] = {}
     if detail:
         trace["engine"] = result.config.to_dict()
         trace["cost"] = workload.cost.to_dict()
         trace["scenario"] = dict(workload.scenario or {})
     trace["steps"] = result.steps
-    trace["requests"] = requests
-    trace["summary"] = _rounded(summarize(result.requests, workload.slo))
+    trace["requests"] = {req.id: _request_entry(req, workload.slo) for req in result.requests}
+    parents = _parents(result.requests)
+    if parents:
+        trace["parents"] = parents
+    trace["summary"] = _summary(result, workload)
     if result.stalled:
         trace["stalled"] = True
     return trace

@@ -42,8 +42,9 @@ class StepRecorder:
         plan: StepPlan,
         emitted: list[Request],
         finished: list[Request],
+        extra: dict[str, object] | None = None,
     ) -> None:
-        """Append one step's record."""
+        """Append one step's record (`extra`: fields of an extension, e.g. drafts)."""
         if not self.record:
             return
         state = self.state
@@ -59,6 +60,8 @@ class StepRecorder:
             "running": [req.id for req in state.running],
             "waiting": [req.id for req in state.waiting],
         }
+        if extra:
+            entry.update(extra)
         if self.detail:
             self._add_detail(entry, finished)
         self.steps.append(entry)

@@ -6,89 +6,63 @@ so the CLI can print one line naming the field.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
+from sim.capacity import parse_capacity, resolve_blocks
 from sim.config import (
-    COST_KINDS,
+    DEFAULT_BLOCK_SIZE,
     KV_ALLOCATIONS,
     POLICIES,
     PREEMPTION_MODES,
     SLO,
-    CostConfig,
     EngineConfig,
     RequestSpec,
     Workload,
 )
+from sim.cost.parse import parse_cost
 from sim.errors import WorkloadError
 from sim.generators import generate_requests, parse_generator
+from sim.limits import check_num_blocks, check_request_count, check_request_tokens
+from sim.validate import check_fields, expect_choice, expect_int, expect_number
 
-TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario")
-REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens")
+TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario", "streaming")
+REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept", "n")
+ZERO_OK_ENGINE_FIELDS = ("long_prefill_token_threshold", "num_speculative_tokens")
+CHOICE_ENGINE_FIELDS = {
+    "policy": POLICIES,
+    "kv_alloc": KV_ALLOCATIONS,
+    "preemption": PREEMPTION_MODES,
+}
 DEFAULT_MAX_TOKENS = 16
 
 
-def _check_fields(data: Any, allowed: tuple[str, ...], path: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise WorkloadError(path or "$", "must be an object")
-    for key in data:
-        if key not in allowed:
-            where = f"{path}.{key}" if path else str(key)
-            raise WorkloadError(where, f"unknown field (allowed: {', '.join(allowed)})")
-    return data
+def _engine_value(name: str, value: Any) -> Any:
+    path = f"engine.{name}"
+    if name == "capacity":
+        return parse_capacity(value, path)
+    if name in CHOICE_ENGINE_FIELDS:
+        return expect_choice(value, path, CHOICE_ENGINE_FIELDS[name])
+    if name.startswith("enable_"):
+        if not isinstance(value, bool):
+            raise WorkloadError(path, "must be true or false")
+        return value
+    return expect_int(value, path, 0 if name in ZERO_OK_ENGINE_FIELDS else 1)
 
 
-def expect_int(value: Any, path: str, minimum: int | None = None) -> int:
-    """An integer (not a bool) at least `minimum`."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise WorkloadError(path, "must be an integer")
-    if minimum is not None and value < minimum:
-        problem = "must not be negative" if minimum == 0 else f"must be >= {minimum}"
-        raise WorkloadError(path, problem)
-    return value
-
-
-def expect_number(value: Any, path: str, minimum: float | None = None) -> float:
-    """A finite number (not a bool) at least `minimum`."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise WorkloadError(path, "must be a finite number")
-    if minimum is not None and value < minimum:
-        raise WorkloadError(
-            path, "must not be negative" if minimum == 0 else f"must be >= {minimum}"
-        )
-    return float(value)
-
-
-def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise WorkloadError(path, f"must be one of {', '.join(choices)}")
-    return str(value)
-
-
-def _parse_engine(data: Any) -> EngineConfig:
+def _parse_engine(data: Any, path: str = "engine", extra: tuple[str, ...] = ()) -> EngineConfig:
     names = tuple(f.name for f in fields(EngineConfig))
-    raw = _check_fields(data, names, "engine")
-    values: dict[str, Any] = {}
-    for name in names:
-        if name not in raw:
-            continue
-        path, value = f"engine.{name}", raw[name]
-        if name == "policy":
-            values[name] = _expect_choice(value, path, POLICIES)
-        elif name == "kv_alloc":
-            values[name] = _expect_choice(value, path, KV_ALLOCATIONS)
-        elif name == "preemption":
-            values[name] = _expect_choice(value, path, PREEMPTION_MODES)
-        elif name.startswith("enable_"):
-            if not isinstance(value, bool):
-                raise WorkloadError(path, "must be true or false")
-            values[name] = value
-        else:
-            minimum = 0 if name == "long_prefill_token_threshold" else 1
-            values[name] = expect_int(value, path, minimum)
+    raw = check_fields(data, names + extra, path)
+    values = {name: _engine_value(name, raw[name]) for name in names if name in raw}
+    if "capacity" in values:
+        if "num_blocks" in raw:
+            raise WorkloadError(f"{path}.num_blocks", "give num_blocks or capacity, not both")
+        block_size = values.get("block_size", DEFAULT_BLOCK_SIZE)
+        values["num_blocks"] = resolve_blocks(values["capacity"], block_size, f"{path}.capacity")
     engine = EngineConfig(**values)
+    _check_speculative(engine)
+    check_num_blocks(engine.num_blocks, "engine.num_blocks")
     if engine.max_num_batched_tokens < engine.max_num_seqs:
         raise WorkloadError(
             "engine.max_num_batched_tokens",
@@ -109,36 +83,28 @@ def _parse_engine(data: Any) -> EngineConfig:
     return engine
 
 
-def _parse_cost(data: Any) -> CostConfig:
-    names = tuple(f.name for f in fields(CostConfig))
-    raw = _check_fields(data, names, "cost")
-    values: dict[str, Any] = {}
-    for name in names:
-        if name not in raw:
-            continue
-        path, value = f"cost.{name}", raw[name]
-        if name == "kind":
-            values[name] = _expect_choice(value, path, COST_KINDS)
-        elif name in ("model", "gpu"):
-            from sim.cost.data import known_gpus, known_models
-
-            known = known_models() if name == "model" else known_gpus()
-            values[name] = _expect_choice(value, path, tuple(known))
-        else:
-            values[name] = expect_number(value, path, 0)
-    if values.get("mfu", 1.0) <= 0:
-        raise WorkloadError("cost.mfu", "must be > 0")
-    return CostConfig(**values)
+def _check_speculative(engine: EngineConfig) -> None:
+    """Speculative decoding is modelled for policy vllm with paged blocks only."""
+    if engine.num_speculative_tokens == 0:
+        return
+    if engine.policy != "vllm":
+        raise WorkloadError(
+            "engine.num_speculative_tokens", f"needs policy vllm (policy is {engine.policy})"
+        )
+    if engine.kv_alloc != "paged":
+        raise WorkloadError(
+            "engine.num_speculative_tokens", f"needs kv_alloc paged (it is {engine.kv_alloc})"
+        )
 
 
 def _parse_slo(data: Any) -> SLO:
-    raw = _check_fields(data, ("ttft", "tpot", "e2el"), "slo")
+    raw = check_fields(data, ("ttft", "tpot", "e2el"), "slo")
     return SLO(**{k: expect_number(v, f"slo.{k}", 0) for k, v in raw.items()})
 
 
 def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
     path = f"requests[{index}]"
-    raw = _check_fields(data, REQUEST_FIELDS, path)
+    raw = check_fields(data, REQUEST_FIELDS, path)
     rid = raw.get("id", f"R{index}")
     if not isinstance(rid, str) or not rid:
         raise WorkloadError(f"{path}.id", "must be a non-empty string")
@@ -159,18 +125,45 @@ def _parse_request(data: Any, index: int, engine: EngineConfig) -> RequestSpec:
             raise WorkloadError(where, "must be a non-empty list of integers")
         prompt_ids = tuple(expect_int(t, f"{where}[{i}]", 0) for i, t in enumerate(ids))
         prompt_len = len(prompt_ids)
+    check_request_tokens(prompt_len + max_tokens, path)
     if prompt_len > engine.max_model_len:
         raise WorkloadError(
             where, f"{prompt_len} tokens exceed max_model_len {engine.max_model_len}"
         )
-    return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids)
+    accept = _parse_accept(raw["accept"], f"{path}.accept") if "accept" in raw else None
+    if engine.num_speculative_tokens and prompt_len + max_tokens > engine.max_model_len:
+        raise WorkloadError(
+            path,
+            f"prompt {prompt_len} + max_tokens {max_tokens} exceed max_model_len "
+            f"{engine.max_model_len} (required with speculative decoding)",
+        )
+    return RequestSpec(rid, arrival, prompt_len, max_tokens, prompt_ids, accept)
+
+
+def _fan_out(data: Any, spec: RequestSpec, path: str) -> list[RequestSpec]:
+    """Parallel sampling: `n` children `0_ID` .. `(n-1)_ID`, same arrival and prompt (vLLM V1's
+    front end does this before the scheduler sees them)."""
+    n = expect_int(data.get("n", 1), f"{path}.n", 1) if isinstance(data, Mapping) else 1
+    if n == 1:
+        return [spec]
+    check_request_count(n, f"{path}.n")
+    owner = spec.id if spec.prompt_ids is None else None
+    return [
+        replace(spec, id=f"{i}_{spec.id}", parent=spec.id, prompt_owner=owner) for i in range(n)
+    ]
+
+
+def _parse_accept(value: Any, path: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not value:
+        raise WorkloadError(path, "must be a non-empty list of integers >= 0")
+    return tuple(expect_int(a, f"{path}[{i}]", 0) for i, a in enumerate(value))
 
 
 def parse_workload(data: Any) -> Workload:
     """Validate workload JSON data and return the typed `Workload`."""
-    raw = _check_fields(data, TOP_FIELDS, "")
+    raw = check_fields(data, TOP_FIELDS, "")
     engine = _parse_engine(raw.get("engine", {}))
-    cost = _parse_cost(raw.get("cost", {}))
+    cost = parse_cost(raw.get("cost", {}), engine.capacity)
     slo = _parse_slo(raw["slo"]) if "slo" in raw else None
     scenario = raw.get("scenario")
     if scenario is not None and not isinstance(scenario, Mapping):
@@ -185,17 +178,25 @@ def parse_workload(data: Any) -> Workload:
         base = "requests"
         if not isinstance(items, list):
             raise WorkloadError("requests", "must be a list")
+        check_request_count(len(items), "requests")
     requests: list[RequestSpec] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
         try:
-            spec = _parse_request(item, i, engine)
+            specs = _fan_out(item, _parse_request(item, i, engine), f"requests[{i}]")
         except WorkloadError as err:
             if base == "requests":
                 raise
             raise WorkloadError("generate", f"generated request {i}: {err.problem}") from err
-        if spec.id in seen:
-            raise WorkloadError(f"requests[{i}].id", f"duplicate id {spec.id!r}")
-        seen.add(spec.id)
-        requests.append(spec)
-    return Workload(engine, cost, tuple(requests), slo, dict(scenario) if scenario else None)
+        for spec in specs:
+            if spec.id in seen:
+                raise WorkloadError(f"requests[{i}].id", f"duplicate id {spec.id!r}")
+            seen.add(spec.id)
+        requests.extend(specs)
+        check_request_count(len(requests), "requests")
+    streaming = raw.get("streaming")
+    if streaming is not None and not isinstance(streaming, bool):
+        raise WorkloadError("streaming", "must be true or false")
+    return Workload(
+        engine, cost, tuple(requests), slo, dict(scenario) if scenario else None, streaming
+    )

@@ -16,7 +16,7 @@ EXAMPLE_PLAN = Path(__file__).resolve().parents[2] / "examples" / "llm-inference
 # Which example concept stands for which sweep technique (the example plan leaves them unset).
 DEMO_TECHNIQUES = {"continuous_batching": "continuous_batching", "paged_attention": "paged_kv",
                    "chunked_prefill": "chunked_prefill", "prefix_caching": "prefix_caching"}
-# The documented shape of `sim.sweep.sweep()`, used only when the sweep cannot run here.
+# The documented shape of `sim.presets.sweep.sweep()`, used only when the sweep cannot run here.
 FIXTURE_SWEEP: dict[str, Any] = {
     "workload": "fixture", "metrics": ["throughput", "ttft", "itl"],
     "techniques": [
@@ -133,7 +133,7 @@ def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
 
 
 def all_traces() -> dict[str, Any]:
-    from sim.scenarios import SCENARIOS, run_preset
+    from sim.presets.scenarios import SCENARIOS, run_preset
 
     return {
         f"{sid}/{v}": run_preset(f"{sid}/{v}", detail=True)
@@ -153,16 +153,16 @@ def diagram_sections(traces: dict[str, Any]) -> list[str]:
         draw_tick,
     )
     from pipeline.plan.model import load_plan
-    from sim.sweep import sweep
+    from sim.presets.sweep import sweep
 
     plan = load_plan(EXAMPLE_PLAN)
     lang = plan.lang
     try:
         measured = sweep()
-        note = "sim.sweep"
+        note = "sim.presets.sweep"
     except ImportError as err:  # the sweep's fast path needs numpy; show the shape anyway
         measured = FIXTURE_SWEEP
-        note = f"FIXTURE sweep (sim.sweep unavailable: {err})"
+        note = f"FIXTURE sweep (sim.presets.sweep unavailable: {err})"
     ruled = plan.model_copy(deep=True)
     for concept in ruled.concepts:
         concept.technique = DEMO_TECHNIQUES.get(concept.id)

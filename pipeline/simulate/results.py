@@ -33,7 +33,7 @@ REQUEST_FIELDS = (
 
 def scenario_catalogue() -> dict[str, str]:
     """Scenario id → one-line description, as the simulator defines them."""
-    from sim.scenarios import SCENARIOS
+    from sim.presets.scenarios import SCENARIOS
 
     return {sid: f"{s.title}: {s.description}" for sid, s in SCENARIOS.items()}
 
@@ -113,8 +113,8 @@ def needed_presets(plan: Plan) -> list[str]:
 
 def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
     """Run the presets the plan needs and the ruler sweep; write them under `out_dir` if given."""
-    from sim.scenarios import run_preset
-    from sim.sweep import sweep
+    from sim.presets.scenarios import run_preset
+    from sim.presets.sweep import sweep
 
     results = SimResults()
     for name in needed_presets(plan):

@@ -44,3 +44,12 @@ def kv_bytes_per_token(model: dict[str, Any]) -> int:
     return int(
         2 * model["layers"] * model["kv_heads"] * model["head_dim"] * model["kv_bytes_per_elem"]
     )
+
+
+def kv_bytes_per_token_at(model: dict[str, Any], kv_dtype: str) -> int:
+    """KV bytes per token when the cache is stored at `kv_dtype` (bf16 2 bytes, fp8 1)."""
+    from sim.config import KV_DTYPE_BYTES
+
+    return int(
+        2 * model["layers"] * model["kv_heads"] * model["head_dim"] * KV_DTYPE_BYTES[kv_dtype]
+    )

@@ -10,17 +10,20 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sim.config import CostConfig
-from sim.cost.data import gpu_table, kv_bytes_per_token, model_table
+from sim.cost.data import gpu_table, kv_bytes_per_token, kv_bytes_per_token_at, model_table
 
 MS_PER_S = 1000.0
 
 
 @dataclass(frozen=True)
 class StepWork:
-    """What one step computes: new tokens, and KV tokens attention reads (context incl. new)."""
+    """What one step computes: new tokens, and KV tokens attention reads (context incl. new);
+    with a draft model, `draft_runs` forward passes of it over `draft_batch` requests."""
 
     scheduled_tokens: int
     context_tokens: int
+    draft_runs: int = 0
+    draft_batch: int = 0
 
 
 class CostModel(Protocol):
@@ -54,29 +57,60 @@ class LinearCost:
 
 
 class RooflineCost:
-    """``max(2 * params * tokens / (mfu * peak), (weights + kv_read) / bandwidth) + overhead``."""
+    """``max(compute, memory) / tp + allreduce + overhead`` (SIM.md, SIM-FIELD.md 3):
+    compute = 2 * params * tokens / (mfu * peak), memory = (weights + kv_read) / bandwidth,
+    allreduce = 2 * layers * (latency + 2 (tp-1)/tp * tokens * hidden * bytes / link_bw),
+    with no all-reduce at tp = 1. KV is read at `kv_dtype`'s width (fp8 halves it)."""
 
     def __init__(self, config: CostConfig) -> None:
         model, gpu = model_table(config.model), gpu_table(config.gpu)
         self.flops_per_token = 2.0 * model["params"]
         self.weight_bytes = float(model["params"] * model["bytes_per_param"])
-        self.kv_bytes_per_token = float(kv_bytes_per_token(model))
+        if config.kv_dtype is None:
+            self.kv_bytes_per_token = float(kv_bytes_per_token(model))
+        else:
+            self.kv_bytes_per_token = float(kv_bytes_per_token_at(model, config.kv_dtype))
+        self.tp = config.tp
+        self.allreduce_layers = 2 * int(model["layers"])
+        self.activation_bytes = float(model.get("hidden_size", 0) * model["bytes_per_param"])
+        self.link_bandwidth = float(gpu.get("link_bandwidth", 0.0))
+        self.link_latency = float(gpu.get("link_latency", 0.0))
         self.flops = config.mfu * float(gpu["peak_flops"])
         self.bandwidth = float(gpu["hbm_bandwidth"])
         self.overhead = config.overhead
+        draft = config.draft
+        self.draft_params = draft.params if draft is not None and draft.kind == "model" else 0.0
+        self.bytes_per_param = float(model["bytes_per_param"])
 
     def compute_ms(self, work: StepWork) -> float:
-        """Time if compute-bound."""
-        return self.flops_per_token * work.scheduled_tokens / self.flops * MS_PER_S
+        """Time if compute-bound (each of tp GPUs does 1/tp of it)."""
+        return self.flops_per_token * work.scheduled_tokens / self.flops * MS_PER_S / self.tp
 
     def memory_ms(self, work: StepWork) -> float:
-        """Time if memory-bound: weights read once per step plus the KV read."""
+        """Time if memory-bound: weights read once per step plus the KV read (split over tp)."""
         read = self.weight_bytes + self.kv_bytes_per_token * work.context_tokens
-        return read / self.bandwidth * MS_PER_S
+        return read / self.bandwidth * MS_PER_S / self.tp
+
+    def allreduce_ms(self, work: StepWork) -> float:
+        """Two all-reduces per layer over NVLink; nothing at tp = 1."""
+        if self.tp == 1:
+            return 0.0
+        share = 2.0 * (self.tp - 1) / self.tp
+        moved = share * work.scheduled_tokens * self.activation_bytes / self.link_bandwidth
+        return self.allreduce_layers * (self.link_latency + moved) * MS_PER_S
+
+    def draft_ms(self, work: StepWork) -> float:
+        """The draft model's passes: each the slower of its compute and its weight read."""
+        if not self.draft_params or not work.draft_runs or not work.draft_batch:
+            return 0.0
+        compute = 2.0 * self.draft_params * work.draft_batch / self.flops
+        memory = self.draft_params * self.bytes_per_param / self.bandwidth
+        return work.draft_runs * max(compute, memory) * MS_PER_S
 
     def step_time(self, work: StepWork) -> float:
-        """The slower of compute and memory, plus a fixed overhead."""
-        return max(self.compute_ms(work), self.memory_ms(work)) + self.overhead
+        """The slower of compute and memory, plus all-reduce, overhead and drafting."""
+        compute, memory = self.compute_ms(work), self.memory_ms(work)
+        return max(compute, memory) + self.allreduce_ms(work) + self.overhead + self.draft_ms(work)
 
 
 COST_MODELS: dict[str, type[UnitCost] | type[LinearCost] | type[RooflineCost]] = {

@@ -46,6 +46,14 @@ class KVManager(Protocol):
         """Move a waiting request in: take its hit, allocate its first `n` tokens."""
         ...
 
+    def admission_blocks(self, req: Request) -> int:
+        """Blocks the admission gate asks for the request's whole current sequence."""
+        ...
+
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """The blocks of a first chunk of `n` tokens after the hit fit the free blocks."""
+        ...
+
     def allocate(self, req: Request, n: int) -> bool:
         """Blocks for `n` more tokens; False if there are too few free."""
         ...
@@ -90,6 +98,14 @@ class PagedKV:
         req.computed = 0
         return self.allocate(req, n)
 
+    def admission_blocks(self, req: Request) -> int:
+        """ceil(min(tokens, max_model_len) / block_size)."""
+        return -(-min(req.tokens, self.max_model_len) // self.block_size)
+
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """ceil(min(n, max_model_len) / block_size) blocks are free (no hits here)."""
+        return -(-min(n, self.max_model_len) // self.block_size) <= self.free_count
+
     def allocate(self, req: Request, n: int) -> bool:
         """ceil(min(computed + n, max_model_len) / block_size) minus blocks already held."""
         have = self.req_held.get(req.id, 0)
@@ -112,6 +128,10 @@ class ReserveMaxKV(PagedKV):
     def _reservation(self, req: Request) -> int:
         slots = min(req.spec.prompt_len + req.spec.max_tokens, self.max_model_len)
         return -(-slots // self.block_size)
+
+    def admission_blocks(self, req: Request) -> int:
+        """The whole reservation."""
+        return self._reservation(req)
 
     def reserved_slots(self, req: Request) -> int:
         """Token slots reserved for the request (held blocks times block size)."""
@@ -154,6 +174,10 @@ class NoKV(PagedKV):
     def whole_fits(self, req: Request, hit: list[int]) -> bool:
         """Always fits."""
         return True
+
+    def admission_blocks(self, req: Request) -> int:
+        """Nothing is stored."""
+        return 0
 
     def allocate(self, req: Request, n: int) -> bool:
         """Nothing to allocate."""

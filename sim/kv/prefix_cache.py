@@ -36,7 +36,10 @@ class BlockHasher:
         spec, bs = req.spec, self.block_size
         if spec.prompt_ids is not None and (block + 1) * bs <= spec.prompt_len:
             return spec.prompt_ids[block * bs : (block + 1) * bs]
-        # Unshared prompt tokens and generated tokens are unique to the request.
+        # Unshared prompt tokens are unique to the prompt's owner (parallel samples share
+        # their parent's), generated tokens to the request.
+        if spec.prompt_owner is not None and (block + 1) * bs <= spec.prompt_len:
+            return ("own", spec.prompt_owner, block)
         return ("own", spec.id, block)
 
     def hashes(self, req: Request, num_blocks: int) -> list[int]:
@@ -97,6 +100,17 @@ class PrefixCachingKV:
         total = -(-min(req.tokens, self.max_model_len) // self.block_size)
         evictable = sum(1 for b in hit if self.blocks[b].ref == 0)
         return total - len(hit) + evictable <= self.num_free()
+
+    def admission_blocks(self, req: Request) -> int:
+        """ceil(min(tokens, max_model_len) / block_size) (before any prefix hit)."""
+        return -(-min(req.tokens, self.max_model_len) // self.block_size)
+
+    def chunk_fits(self, req: Request, hit: list[int], n: int) -> bool:
+        """Blocks for hit + n tokens, minus the hit blocks, plus the hit blocks that sit in the
+        free queue (taking them removes them from it), fit the free queue."""
+        blocks = -(-min(len(hit) * self.block_size + n, self.max_model_len) // self.block_size)
+        evictable = sum(1 for b in hit if self.blocks[b].ref == 0)
+        return blocks - len(hit) + evictable <= self.num_free()
 
     def admit(self, req: Request, hit: list[int], n: int) -> bool:
         """Take the hit blocks, set computed to the hit, then allocate for `n` new tokens."""

@@ -30,6 +30,10 @@ class StepPlan:
 
     scheduled: dict[Request, int] = field(default_factory=dict)
     preempted: list[Request] = field(default_factory=list)
+    # Speculative decoding: draft positions per scheduled request (s > 0 only), and the
+    # requests whose drafts are padding (SIM-specdecode.md step 3).
+    drafts: dict[Request, int] = field(default_factory=dict)
+    padded: list[Request] = field(default_factory=list)
 
 
 class Scheduler(ABC):
@@ -54,8 +58,38 @@ def preempt(state: SchedulerState, victim: Request) -> None:
     """Recompute-style preemption: free all blocks, forget computed KV, go to the FRONT of waiting."""
     state.kv.free(victim)
     victim.computed = 0
+    victim.drafts = 0
     victim.preemptions += 1
     state.waiting.appendleft(victim)
+
+
+def move_to_running(
+    state: SchedulerState, plan: StepPlan, req: Request, hit: list[int], n: int
+) -> bool:
+    """Admit the head of `waiting` with its prefix hit and a first chunk of `n` tokens;
+    False (nothing changed) if the chunk's blocks cannot be allocated."""
+    if not state.kv.admit(req, hit, n):
+        return False
+    state.waiting.popleft()
+    req.prefix_hit_tokens += len(hit) * state.kv.block_size
+    state.running.append(req)
+    plan.scheduled[req] = n
+    return True
+
+
+def allocate_or_preempt(state: SchedulerState, plan: StepPlan, req: Request, n: int) -> bool:
+    """Blocks for `n` more tokens of `req`, preempting `running[-1]` until they fit.
+
+    False when the request itself was the victim (the RUNNING phase then ends)."""
+    ok = state.kv.allocate(req, n)
+    while not ok:
+        victim = state.running.pop()
+        preempt(state, victim)
+        plan.preempted.append(victim)
+        if victim is req:
+            return False
+        ok = state.kv.allocate(req, n)
+    return True
 
 
 def schedule_running(state: SchedulerState, plan: StepPlan, budget: int, threshold: int) -> int:
@@ -78,18 +112,11 @@ def schedule_running(state: SchedulerState, plan: StepPlan, budget: int, thresho
         if n <= 0:
             i += 1
             continue
-        ok = state.kv.allocate(req, n)
-        if not ok and cfg.preemption == "none":
-            i += 1
-            continue
-        while not ok:
-            victim = running.pop()
-            preempt(state, victim)
-            plan.preempted.append(victim)
-            if victim is req:
-                break
-            ok = state.kv.allocate(req, n)
-        if not ok:
+        if cfg.preemption == "none":
+            if not state.kv.allocate(req, n):
+                i += 1
+                continue
+        elif not allocate_or_preempt(state, plan, req, n):
             break
         plan.scheduled[req] = n
         budget -= n

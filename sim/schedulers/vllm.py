@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from sim.schedulers.base import Scheduler, SchedulerState, StepPlan, schedule_running
+from sim.schedulers.base import (
+    Scheduler,
+    SchedulerState,
+    StepPlan,
+    move_to_running,
+    schedule_running,
+)
 
 
 def effective_threshold(state: SchedulerState) -> int:
@@ -44,11 +50,7 @@ def schedule_waiting(state: SchedulerState, plan: StepPlan, budget: int, thresho
         n = min(n, budget)
         if not kv.whole_fits(req, hit):
             break  # waiting never preempts
-        if not kv.admit(req, hit, n):
+        if not move_to_running(state, plan, req, hit, n):
             break
-        state.waiting.popleft()
-        req.prefix_hit_tokens += hit_tokens
-        state.running.append(req)
-        plan.scheduled[req] = n
         budget -= n
     return budget

@@ -33,7 +33,7 @@ from pipeline.draw.showcase import (
 from pipeline.errors import InputError
 from pipeline.plan.model import Concept, Panel, load_plan
 from pipeline.simulate.results import trace_values
-from sim.scenarios import run_preset
+from sim.presets.scenarios import run_preset
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("TUJIE_UPDATE_GOLDEN") == "1"

@@ -14,7 +14,7 @@ from pipeline.draw import FitError, draw_panel
 from pipeline.draw.layout import Box, vertical_metrics
 from pipeline.plan.model import Concept, Panel
 from pipeline.simulate.results import trace_values
-from sim.scenarios import run_preset
+from sim.presets.scenarios import run_preset
 
 NS = "{http://www.w3.org/2000/svg}"
 CJK = st.sampled_from(list("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可也你"))

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
+from simcli import TRACE_SCHEMA, sim_cli
 
 from sim import WorkloadError, run_workload
-from sim.scenarios import preset_names, run_preset
+from sim.presets.scenarios import preset_names, run_preset
 from sim.trace import dumps
 
-REPO = Path(__file__).resolve().parents[2]
-SCHEMA = json.loads((REPO / "sim" / "trace.schema.json").read_text(encoding="utf-8"))
+SCHEMA = TRACE_SCHEMA
 STEP_KEYS = {
     "index",
     "start",
@@ -50,18 +48,6 @@ SUMMARY_KEYS = {
     "itl",
     "e2el",
 }
-
-
-def sim_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sim", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize("name", preset_names())
@@ -167,7 +153,7 @@ def test_cli_unknown_preset_and_bad_json(tmp_path: Path) -> None:
     file = tmp_path / "broken.json"
     file.write_text("{not json", encoding="utf-8")
     proc = sim_cli("run", str(file))
-    assert proc.returncode == 2 and proc.stderr.startswith("error: $: invalid JSON")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {file}: invalid JSON")
 
 
 def test_cli_help_for_each_command() -> None:
@@ -211,7 +197,7 @@ def test_cli_table_for_workload_file_and_presets_list(tmp_path: Path) -> None:
 
 
 def run_preset_workload(name: str) -> dict[str, Any]:
-    from sim.scenarios import preset_workload
+    from sim.presets.scenarios import preset_workload
 
     return preset_workload(name)
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from sim.scenarios import run_preset
+from sim.presets.scenarios import run_preset
 
 
 def steps(name: str) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from sim import run_workload
 from sim.config import SLO, RequestSpec
 from sim.entities import Request
 from sim.metrics import percentile, summarize
-from sim.sweep import sweep
+from sim.presets.sweep import sweep
 
 
 def done(rid: str, arrival: float, times: list[float]) -> Request:

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from simprops import SETTINGS, SHARED
 
 from sim import run_workload
 from sim.trace import trace_hash
 from sim.workload import parse_workload
-
-SETTINGS = settings(
-    max_examples=int(os.environ.get("SIM_PROPERTY_EXAMPLES", "150")),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-SHARED = list(range(1, 33))
 
 
 @st.composite

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.scenarios import SCENARIOS, VARIANTS, run_preset
+from sim.presets.scenarios import SCENARIOS, VARIANTS, run_preset
 from sim.table import render_table
 
 

@@ -3,7 +3,7 @@
 Two bars on the same axis: how long the step reads memory (weights + KV: the whole step) and how
 long its arithmetic takes (a sliver: the roofline cost model's compute half of that step).
 Batch 1 and batch 32 use the same axis, so the pair shows the step barely grows while tokens/s
-multiply. Every number comes from the trace's `figures` (sim.scenarios.arithmetic_figures).
+multiply. Every number comes from the trace's `figures` (sim.presets.scenarios.arithmetic_figures).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def read_figures(trace: Mapping[str, Any]) -> tuple[int, float, float, float]:
         scenario = (trace.get("scenario") or {}).get("id", "?")
         raise InputError(
             f"roofline scene: trace of scenario {scenario!r} has no figures {missing}; "
-            "draw it from the arithmetic scenario (sim.scenarios.run_preset('arithmetic/...'))"
+            "draw it from the arithmetic scenario (sim.presets.scenarios.run_preset('arithmetic/...'))"
         )
     return (
         int(fig["batch"]),

@@ -112,3 +112,19 @@ def sweep(n_requests: int | None = None, seed: int | None = None) -> dict[str, A
         "metrics": ["throughput", "ttft", "itl"],
         "techniques": techniques,
     }
+
+
+# Goodput's SLOs for the load curve (ms): a first token within 1 s, then 25 ms per token.
+LOAD_CURVE_SLO = {"ttft": 1000.0, "tpot": 25.0}
+
+
+def load_curve_workload(n_requests: int | None = None, seed: int | None = None) -> dict[str, Any]:
+    """The sweep workload with SLOs, for `python -m sim sweep --rates` (arrival set per rate)."""
+    n = DEFAULT_SWEEP_REQUESTS if n_requests is None else n_requests
+    seed = DEFAULT_SWEEP_SEED if seed is None else seed
+    return {
+        "engine": copy.deepcopy(BASE_ENGINE),
+        "cost": {"kind": "linear"},
+        "generate": sweep_generator(n, seed),
+        "slo": dict(LOAD_CURVE_SLO),
+    }

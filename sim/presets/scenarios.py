@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.api import run_workload
-from sim.cast import cast_requests, comic_engine
 from sim.config import CostConfig
 from sim.cost import StepWork
 from sim.cost.models import RooflineCost
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
+from sim.presets.cast import cast_requests, comic_engine
 
 VARIANTS = ("without", "with")
 
