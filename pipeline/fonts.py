@@ -166,8 +166,12 @@ class FontFace:
         )
 
 
+SUBSET_FORMAT = 2  # 2: no build-time timestamp inside the subsets
+
+
 def _subset_file(path: Path, chars: str) -> bytes:
-    key = hashlib.sha256(f"{path.name}:{path.stat().st_size}:{chars}".encode()).hexdigest()[:24]
+    key_text = f"{SUBSET_FORMAT}:{path.name}:{path.stat().st_size}:{chars}"
+    key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
     cache = subset_cache_dir() / f"subset-{key}.woff2"
     if cache.exists():
         return cache.read_bytes()
@@ -177,7 +181,9 @@ def _subset_file(path: Path, chars: str) -> bytes:
     options.desubroutinize = True
     options.layout_features = ["kern", "liga"]
     options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]  # keep copyright and licence records (OFL)
-    font = TTFont(path)
+    # recalcTimestamp=False: keep the source file's head.modified, so the same text gives the same
+    # bytes on every machine (fontTools would stamp the time of the first build into the cache).
+    font = TTFont(path, recalcTimestamp=False)
     subsetter = ft_subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
@@ -212,7 +218,9 @@ def subset_faces(family: str, text: str) -> list[FontFace]:
 
 def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
     """Subset each slice to its characters, then merge them into one woff2 (cached)."""
-    key_text = "|".join(f"{p.name}:{p.stat().st_size}:{chars}" for p, chars in parts)
+    key_text = f"{SUBSET_FORMAT}|" + "|".join(
+        f"{p.name}:{p.stat().st_size}:{chars}" for p, chars in parts
+    )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
     cache = subset_cache_dir() / f"merged-{key}.woff2"
     if cache.exists():
@@ -220,12 +228,17 @@ def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
     with tempfile.TemporaryDirectory(prefix="tujie-fonts-") as tmp:
         ttfs = []
         for i, (path, chars) in enumerate(parts):
-            font = TTFont(io.BytesIO(_subset_file(path, chars)))
+            font = TTFont(io.BytesIO(_subset_file(path, chars)), recalcTimestamp=False)
             font.flavor = None
             ttf = Path(tmp) / f"{i}.ttf"
             font.save(ttf)
             ttfs.append(str(ttf))
         merged = Merger().merge(ttfs)
+        # The merger stamps head.created/modified with the current time: take the sources' own.
+        first = TTFont(ttfs[0], recalcTimestamp=False)
+        merged["head"].created = first["head"].created
+        merged["head"].modified = first["head"].modified
+        merged.recalcTimestamp = False
         merged.flavor = "woff2"
         buf = io.BytesIO()
         merged.save(buf)
