@@ -1,11 +1,14 @@
 """Atomic file writes: every artifact is written to a temp file in its own folder, then renamed,
-so a crash or a kill never leaves a half-written artifact that looks valid."""
+so a crash or a kill never leaves a half-written artifact that looks valid. And the lenient
+reader of a JSON object that may be missing (for reports that show what they have)."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pipeline.errors import OutputError
 
@@ -38,3 +41,12 @@ def _current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """A JSON object from disk, or None when missing, unreadable or not an object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

@@ -290,12 +290,13 @@ def links_key(links: Any) -> str:
 
 
 def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Any:
+    from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix
     from pipeline.render.page import render_page
 
     html = build.dir / "index.html"
     report_path = build.dir / "check.json"
-    shots = [build.dir / "shots" / f"{t}-{w}.png" for t in ("light", "dark") for w in (1280, 390)]
+    shots = [build.dir / "shots" / shot_name(t, w) for t in THEMES for w in WIDTHS]
 
     def render(overrides: dict[str, dict[str, Any]]) -> str:
         return render_page(

@@ -14,12 +14,12 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from pipeline import npm
+from pipeline.check.measurement import THEMES, WIDTHS, Measurement
 from pipeline.errors import EnvironmentMissing
 from pipeline.paths import templates_dir
 
@@ -46,8 +46,6 @@ NAVIGATION_TIMEOUT_MS = 30_000
 EXIT_WAIT_S = 10.0  # Chromium exits within a second once closed; then it is killed
 LAUNCH_ATTEMPTS = 2  # a crash or hang gets exactly one retry with a fresh profile
 VIEWPORT_HEIGHT = 900
-THEMES = ("light", "dark")
-WIDTHS = (1280, 390)
 AXE_IMPACTS = ("serious", "critical")
 
 PROBE_FILE = "check_probe.js"
@@ -83,20 +81,6 @@ def axe_source() -> str:
         raise EnvironmentMissing(
             f"axe-core is missing ({path}); install it: {npm.install_hint(AXE_PACKAGE)}"
         ) from None
-
-
-@dataclass
-class Measurement:
-    """What one load of the page at one theme and width produced."""
-
-    theme: str
-    width: int
-    probe: dict[str, Any]
-    fonts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    axe: list[dict[str, Any]] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-    console_errors: list[str] = field(default_factory=list)
-    screenshot: Path | None = None
 
 
 class Chrome:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pipeline.check.browser import Measurement
+from pipeline.check.measurement import Measurement
 from pipeline.plan.model import MAX_BODY_SENTENCES
 from pipeline.plan.rules import caption_length, count_sentences
 

@@ -15,7 +15,8 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from pipeline.atomic import write_atomic
-from pipeline.check.browser import THEMES, WIDTHS, Chrome, Measurement
+from pipeline.check.browser import Chrome
+from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
 from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, Problem, all_problems
 
 MAGENTA = (255, 0, 255)
@@ -63,9 +64,6 @@ class CheckReport:
         rules = sorted({p.rule for p in self.problems})
         return f"check failed: {len(self.problems)} problem(s) ({', '.join(rules)})"
 
-
-def shot_name(theme: str, width: int) -> str:
-    return f"{theme}-{width}.png"
 
 
 def check_page(

@@ -6,27 +6,17 @@ and `<use>` these characters instead of repeating them (the page must stay under
 
 from __future__ import annotations
 
-from pipeline.draw import cast, rough
+from pipeline.draw import cast, panel, rough, steps
 from pipeline.draw.canvas import Canvas, merge_paths, new_canvas, wobble_filter
+from pipeline.draw.filters import SEED_RANGE, SHARED_SEEDS
 from pipeline.draw.palette import STATE_COLOUR
 from pipeline.draw.scenes import key
 from pipeline.draw.svg import element
 
-# How many differently seeded wobble filters each kind of drawing shares: enough that
-# neighbouring panels do not wobble identically, few enough to stay small.
-SHARED_SEEDS = {"p": 4, "s": 2}
-SEED_RANGE = 997
 SYMBOL_SCRATCH = 100.0  # a scratch canvas size for drawing a character around (0, 0)
 
 
-def shared_filter(kind: str, svg_id: str) -> str:
-    """The id of the shared wobble filter a drawing of `kind` ("p" panel, "s" strip) uses."""
-    return f"wob-{kind}{rough.seed_int(svg_id, SHARED_SEEDS[kind])}"
-
-
 def _filters() -> str:
-    from pipeline.draw import panel, steps  # they import this module for `shared_filter`
-
     sizes = {"p": (panel.WIDTH, panel.HEIGHT), "s": (steps.WIDTH, steps.HEIGHT)}
     out = []
     for kind, count in SHARED_SEEDS.items():
@@ -51,8 +41,6 @@ def draw_symbol_defs(lang: str) -> str:
     bean state, the GPU busy and idle, the clerk), the key swatches and the panel borders;
     insert it once at the top of `<body>`.
     `lang` is accepted for symmetry with the other drawings (the cast carries no words)."""
-    from pipeline.draw import panel  # panel imports this module for `shared_filter`
-
     parts = [_filters()]
     for state in STATE_COLOUR:
         cv = _scratch(f"bean-{state}")

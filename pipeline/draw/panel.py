@@ -12,7 +12,7 @@ from typing import Literal
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.cast import symbol_id
-from pipeline.draw.defs import shared_filter
+from pipeline.draw.filters import shared_filter
 from pipeline.draw.layout import CAPTION_LIMIT, FLOOR
 from pipeline.draw.palette import FAINT
 from pipeline.draw.scenes import (
@@ -28,7 +28,7 @@ from pipeline.draw.scenes import (
 from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
 from pipeline.plan.model import Concept, Panel
-from pipeline.plan.rules import fill_placeholders
+from pipeline.plan.placeholders import fill_placeholders
 
 WIDTH, HEIGHT = 400.0, 260.0
 INSET = 12.0

@@ -12,7 +12,7 @@ from typing import Any
 from pipeline import fonts
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import new_canvas
-from pipeline.draw.defs import shared_filter
+from pipeline.draw.filters import shared_filter
 from pipeline.draw.palette import TINT_OPACITY, colour
 from pipeline.draw.scenes.common import phase
 

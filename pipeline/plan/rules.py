@@ -13,23 +13,14 @@ from pathlib import Path
 from pipeline.artifacts.sources import Corpus, normalize_text
 from pipeline.errors import PlanError, Violation
 from pipeline.plan.model import MAX_BODY_SENTENCES, MAX_CAPTION, Panel, Plan
+from pipeline.plan.placeholders import PLACEHOLDER, fill_placeholders, placeholders
 
-PLACEHOLDER = re.compile(r"\{([A-Za-z_][\w]*(?:\.[\w]+)*)\}")
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 SENTENCE_END = re.compile(r"[。！？!?]+|\.(?=\s|$)")
 
 
 # ---------------------------------------------------------------------------------------------
 # Text rules
-
-
-def fill_placeholders(text: str, values: Mapping[str, str]) -> str:
-    """Replace `{A.ttft}`-style placeholders; unknown names stay as they are (and are reported)."""
-    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
-
-
-def placeholders(text: str) -> list[str]:
-    return PLACEHOLDER.findall(text)
 
 
 def caption_length(text: str, lang: str) -> int:

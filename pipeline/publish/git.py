@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from pipeline.errors import OutputError, UsageError
-from pipeline.publish.local import TIMESTAMP_FORMAT, copy_build, prune_history, write_site_index
+from pipeline.publish.site import TIMESTAMP_FORMAT, copy_build, prune_history, write_site_index
 
 GIT_TIMEOUT_S = 60.0
 PUSH_TIMEOUT_S = 300.0

@@ -25,20 +25,24 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pipeline.atomic import write_atomic
+from pipeline.atomic import read_json_object
 from pipeline.config import DEFAULT_KEEP_VERSIONS, page_name_problem
 from pipeline.errors import InputError, OutputError, PublishRefused, UsageError
 from pipeline.locking import held_lock
 from pipeline.plan.model import load_plan
+from pipeline.publish.site import (
+    PUBLISHED_DIRS,
+    PUBLISHED_FILES,
+    TIMESTAMP_FORMAT,
+    copy_build,
+    prune_history,
+    version_order,
+    write_site_index,
+)
 from pipeline.publish.summary import page_bullets
-from pipeline.review.diff import read_json
-from pipeline.templating import html_environment
 
-PUBLISHED_FILES = ("index.html", "plan.json", "check.json", "links.json")
-PUBLISHED_DIRS = ("shots",)
 STAGING_PREFIX = ".staging-"
 SITE_LOCK = ".publish.lock"
-TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 # Test hook: sleep at a named step so a test can SIGKILL the publish exactly there.
 PAUSE_ENV = "TUJIE_PUBLISH_PAUSE_AT"
 PAUSE_SECONDS = 60.0
@@ -66,7 +70,7 @@ def refuse_unless_publishable(
     """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go."""
     if not (build_dir / "index.html").is_file():
         raise PublishRefused(f"{build_dir}/index.html is missing: build the page first (make page)")
-    check = read_json(build_dir / "check.json")
+    check = read_json_object(build_dir / "check.json")
     if check is None:
         raise PublishRefused(
             f"{build_dir}/check.json is missing: run the browser check (tujie check) before publishing"
@@ -79,7 +83,7 @@ def refuse_unless_publishable(
         )
     if not allow_unverified:
         _refuse_unverified_links(build_dir / "links.json")
-    build = read_json(build_dir / "build.json")
+    build = read_json_object(build_dir / "build.json")
     built_from = (build or {}).get("inputs_hash")
     if current_inputs_hash and built_from and built_from != current_inputs_hash:
         raise PublishRefused(
@@ -170,12 +174,6 @@ def prepare_site_root(root: Path) -> None:
         ) from None
 
 
-def version_order(name: str) -> tuple[str, int]:
-    """Sort key of version names: the timestamp, then the same-second counter (`…Z-2` < `…Z-10`)."""
-    stamp, _, counter = name.partition("-")
-    return stamp, int(counter) if counter.isdigit() else 0
-
-
 def _new_version_name(page_dir: Path) -> str:
     """The time stamp, or the newest version's stamp with the next counter: names only grow, so
     a pruned name is never reused (the live version is always there to count from)."""
@@ -186,31 +184,6 @@ def _new_version_name(page_dir: Path) -> str:
         return stamp
     newest_stamp, counter = version_order(newest)
     return f"{newest_stamp}-{max(counter, 1) + 1}"
-
-
-def prune_history(history: Path, keep_old: int) -> list[Path]:
-    """Delete all but the newest `keep_old` entries of `history/`; return what was deleted."""
-    entries = sorted(
-        (p for p in history.iterdir() if p.is_dir()), key=lambda p: version_order(p.name)
-    )
-    doomed = entries[: max(0, len(entries) - keep_old)]
-    for old in doomed:
-        shutil.rmtree(old)
-    return doomed
-
-
-def copy_build(build_dir: Path, dest: Path) -> None:
-    """The published files of a build (those present) into `dest`, which must not exist."""
-    dest.mkdir(parents=True)
-    for item in PUBLISHED_FILES:
-        if (build_dir / item).is_file():
-            shutil.copy2(build_dir / item, dest / item)
-    for item in PUBLISHED_DIRS:
-        if (build_dir / item).is_dir():
-            # annotated-* copies are the check's working pictures, not part of the page
-            shutil.copytree(
-                build_dir / item, dest / item, ignore=shutil.ignore_patterns("annotated-*")
-            )
 
 
 def _unique_suffix() -> str:
@@ -270,34 +243,6 @@ def publish_local(
     if history_entry is not None and not history_entry.is_dir():
         history_entry = None  # pruned: keep = 1 keeps the live version only
     return history_entry, version
-
-
-def _published_pages(root: Path) -> list[dict[str, str]]:
-    pages = []
-    for page_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if not (page_dir / "index.html").is_file():
-            continue
-        plan = read_json(page_dir / "plan.json") or {}
-        current = page_dir / "current"
-        version = os.readlink(current).split("/")[-1] if current.is_symlink() else ""
-        stamp = read_json(page_dir / "published.json") or {}
-        pages.append(
-            {
-                "name": page_dir.name,
-                "title": str(plan.get("title", page_dir.name)),
-                "lang": str(plan.get("lang", "")),
-                "version": version or str(stamp.get("version", "")),
-            }
-        )
-    return pages
-
-
-def write_site_index(root: Path) -> Path:
-    """`root/index.html` listing every published page (temp file + rename)."""
-    html = html_environment().get_template("site_index.html.j2").render(pages=_published_pages(root))
-    out = root / "index.html"
-    write_atomic(out, html)
-    return out
 
 
 def make_server(site_root: Path, port: int) -> ThreadingHTTPServer:

@@ -5,7 +5,6 @@ percentages per card, and what changed in the plan.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -167,10 +166,3 @@ def plan_diff(old: dict[str, Any], new: dict[str, Any]) -> PlanDiff:
     return out
 
 
-def read_json(path: Path) -> dict[str, Any] | None:
-    """A JSON object from disk, or None when missing or unreadable (the review shows what it has)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None

@@ -12,14 +12,13 @@ from typing import Any
 
 from jinja2 import Environment
 
-from pipeline.atomic import write_atomic
+from pipeline.atomic import read_json_object, write_atomic
 from pipeline.review.diff import (
     PIXELMATCH_THRESHOLD,
     PlanDiff,
     ShotDiff,
     compare_shot,
     plan_diff,
-    read_json,
 )
 from pipeline.templating import html_environment
 
@@ -68,7 +67,7 @@ def _shot_entries(
 
 
 def _links(build_dir: Path) -> dict[str, Any] | None:
-    data = read_json(build_dir / "links.json")
+    data = read_json_object(build_dir / "links.json")
     if data is None:
         return None
     results = [r for r in data.get("results", []) if isinstance(r, dict)]
@@ -87,11 +86,11 @@ def write_review(build_dir: Path, site_dir: Path) -> Path:
     if review_dir.exists():
         shutil.rmtree(review_dir)
     review_dir.mkdir(parents=True)
-    check = read_json(build_dir / "check.json")
+    check = read_json_object(build_dir / "check.json")
     shots = _shot_entries(build_dir, site_dir, check)
     baseline = any(s["old"] for s in shots)
-    new_plan = read_json(build_dir / "plan.json")
-    old_plan = read_json(site_dir / "plan.json")
+    new_plan = read_json_object(build_dir / "plan.json")
+    old_plan = read_json_object(site_dir / "plan.json")
     diff = plan_diff(old_plan, new_plan) if old_plan and new_plan else PlanDiff()
     summary = {
         "first_publication": not baseline,

@@ -22,7 +22,7 @@ from pipeline.draw import (
     draw_symbol_defs,
     draw_tick,
 )
-from pipeline.draw.defs import shared_filter
+from pipeline.draw.filters import shared_filter
 from pipeline.draw.showcase import (
     EXAMPLE_PLAN,
     FIXTURE_SWEEP,

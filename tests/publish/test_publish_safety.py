@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from pipeline.cli import main
 from pipeline.config import page_name_from_folder, page_name_problem
 from pipeline.errors import EXIT_INPUT, EXIT_OK, EXIT_PROBLEMS, PublishRefused
-from pipeline.publish.local import publish, version_order
+from pipeline.publish.local import publish
+from pipeline.publish.site import version_order
 from pipeline.terminal import json_for_terminal, terminal_safe
 from tests.publish.conftest import make_build
 
