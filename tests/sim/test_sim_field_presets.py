@@ -72,3 +72,26 @@ def test_streaming_changes_the_wait_not_the_schedule() -> None:
     assert without["summary"]["perceived_wait"]["mean"] == without["summary"]["e2el"]["mean"]
     assert with_["summary"]["perceived_wait"]["mean"] == with_["summary"]["ttft"]["mean"]
     assert with_["summary"]["perceived_wait"]["mean"] < without["summary"]["perceived_wait"]["mean"]
+
+
+def test_table_shows_drafts_instances_and_transfers() -> None:
+    from simcli import sim_cli
+
+    proc = sim_cli("table", "--preset", "spec_decode/with", "--detail")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    a_row = next(line for line in lines if line.startswith("A "))
+    # Step 2 of A: 4 tokens, 3 drafts, 2 accepted (its pattern starts 2), 3 tokens emitted.
+    assert a_row.split("|")[1].split()[:2] == ["P3", "4(d3a2)+3"]
+    assert any(line.startswith("drafts ") for line in lines)
+    assert any(line.startswith("accepted ") for line in lines)
+    assert any(line.startswith("drafts: 27 verified, 15 accepted") for line in lines)
+
+    proc = sim_cli("table", "--preset", "disaggregation/with", "--detail")
+    lines = proc.stdout.splitlines()
+    instance = next(line for line in lines if line.startswith("instance"))
+    assert instance.split("|")[1].split()[:3] == ["prefill-0", "prefill-0", "decode-0"]
+    assert next(line for line in lines if line.startswith("A ")).split("|")[1].split()[0] == "P3→"
+    assert any(line.startswith("transfer: D ") for line in lines)
+    plain = sim_cli("table", "--preset", "disaggregation/with").stdout
+    assert "transfer:" not in plain and "instance" in plain
