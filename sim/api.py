@@ -60,7 +60,8 @@ def run_outcome(
 ) -> RunOutcome:
     """Validate `data`, check the bounds, simulate it; the trace and the stall reason."""
     workload = parse_workload(data)
-    check_steps_possible(workload.engine, workload.requests, max_steps)
+    tokens_per_step = 1 + workload.engine.num_speculative_tokens  # a verify step emits up to 1 + k
+    check_steps_possible(workload.engine, workload.requests, max_steps, tokens_per_step)
     result: SimResult | None = None
     if is_multi_instance(workload.engine):
         result = simulate_cluster(workload, detail=detail, max_steps=max_steps)

@@ -104,6 +104,7 @@ class Cluster:
                 record=record,
                 handoff=handoff,
             )
+            core.max_steps = self.max_steps
             self.instances.append((name, core))
 
     # -- dispatch ----------------------------------------------------------------------------
