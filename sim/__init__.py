@@ -5,9 +5,10 @@ page's presets (cast, scenarios, sweep) live in `sim.presets`. Everything else i
 """
 
 from sim.api import load_workload_file, run_workload
-from sim.errors import PresetNotFound, SimError, SimulationError, WorkloadError
+from sim.errors import LimitExceeded, PresetNotFound, SimError, SimulationError, WorkloadError
 
 __all__ = [
+    "LimitExceeded",
     "PresetNotFound",
     "SimError",
     "SimulationError",

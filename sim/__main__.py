@@ -63,6 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     table.add_argument("workload", nargs="?", help="workload JSON file")
     table.add_argument("--preset", help="built-in preset, e.g. batching/with")
+    table.add_argument(
+        "--detail",
+        action="store_true",
+        help="add draft totals per step, acceptance, and each request's KV transfer",
+    )
     _max_steps_option(table)
 
     sub.add_parser(
@@ -111,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
             lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast, args.max_steps)
         )
     if args.command == "table":
-        return cli.guarded(lambda: cli.cmd_table(args.workload, args.preset, args.max_steps))
+        return cli.guarded(
+            lambda: cli.cmd_table(args.workload, args.preset, args.max_steps, args.detail)
+        )
     if args.command == "presets":
         return cli.guarded(cli.cmd_presets)
     if args.command == "sweep":

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.cluster import is_multi_instance, simulate_cluster
 from sim.engine import SimResult, simulate
 from sim.errors import WorkloadError
 from sim.limits import DEFAULT_MAX_STEPS, check_steps_possible
@@ -59,8 +60,12 @@ def run_outcome(
 ) -> RunOutcome:
     """Validate `data`, check the bounds, simulate it; the trace and the stall reason."""
     workload = parse_workload(data)
-    check_steps_possible(workload.engine, workload.requests, max_steps)
+    tokens_per_step = 1 + workload.engine.num_speculative_tokens  # a verify step emits up to 1 + k
+    check_steps_possible(workload.engine, workload.requests, max_steps, tokens_per_step)
     result: SimResult | None = None
+    if is_multi_instance(workload.engine):
+        result = simulate_cluster(workload, detail=detail, max_steps=max_steps)
+        return RunOutcome(build_trace(result, workload, detail=detail), result.stall)
     if fast and not detail:
         from sim.fast import fast_applies, simulate_fast
 

@@ -57,15 +57,17 @@ def cmd_run(
 
 
 def cmd_table(
-    path: str | None, preset: str | None, max_steps: int = DEFAULT_MAX_STEPS
+    path: str | None,
+    preset: str | None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    detail: bool = False,
 ) -> CommandOutput:
-    """`table`: the human-readable step table."""
+    """`table`: the human-readable step table (`detail`: draft totals, transfers)."""
     from sim.table import render_table
 
     outcome = run_outcome(_workload_from_args(path, preset), max_steps=max_steps)
-    return CommandOutput(
-        render_table(outcome.trace, title=preset or path).rstrip("\n"), outcome.stall
-    )
+    text = render_table(outcome.trace, title=preset or path, detail=detail)
+    return CommandOutput(text.rstrip("\n"), outcome.stall)
 
 
 def cmd_presets() -> str:

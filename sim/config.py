@@ -15,7 +15,7 @@ DEFAULT_BLOCK_SIZE = 16
 DEFAULT_NUM_BLOCKS = 10000
 DEFAULT_MAX_MODEL_LEN = 4096
 
-POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache")
+POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache", "disagg")
 KV_ALLOCATIONS = ("paged", "reserve_max", "reserve_max_model_len")
 PREEMPTION_MODES = ("recompute", "none")
 COST_KINDS = ("unit", "linear", "roofline")
@@ -52,6 +52,16 @@ class CapacityConfig:
 
 
 @dataclass(frozen=True)
+class TransferConfig:
+    """Moving a request's KV from a prefill to a decode instance: `latency` (s) plus prompt
+    bytes over `bandwidth` (bytes/s) with a millisecond cost model, or `steps` with `unit`."""
+
+    latency: float = 0.0
+    bandwidth: float = 0.0
+    steps: float | None = None
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """The scheduler and KV-cache knobs (vLLM names where vLLM has them)."""
 
@@ -71,6 +81,12 @@ class EngineConfig:
     num_speculative_tokens: int = 0
     # SIM-FIELD.md 2: num_blocks derived from model x GPU x KV dtype (see `sim.capacity`).
     capacity: CapacityConfig | None = None
+    # SIM-FIELD.md 4: identical instances (policy vllm: requests dealt round-robin; a pool of
+    # policy disagg), and disagg's two pools and the KV transfer between them.
+    instances: int = 1
+    prefill: EngineConfig | None = None
+    decode: EngineConfig | None = None
+    transfer: TransferConfig | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The resolved configuration as JSON-ready data (fields added after SIM.md appear
@@ -82,7 +98,14 @@ class EngineConfig:
         return out
 
 
-OPTIONAL_ENGINE_FIELDS = ("num_speculative_tokens", "capacity")
+OPTIONAL_ENGINE_FIELDS = (
+    "num_speculative_tokens",
+    "capacity",
+    "instances",
+    "prefill",
+    "decode",
+    "transfer",
+)
 
 
 @dataclass(frozen=True)

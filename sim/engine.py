@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field, replace
 
-from sim.config import EngineConfig, Workload
+from sim.config import CostConfig, EngineConfig, Workload
 from sim.cost import StepWork, build_cost_model
 from sim.entities import Request
 from sim.errors import LimitExceeded
@@ -42,64 +42,58 @@ class SimResult:
     stall: str | None = None  # why it stalled, one sentence (see `sim.stall`)
 
 
-class Engine:
-    """Runs one workload to completion with the plain (reference) step loop."""
+class EngineCore:
+    """One engine instance: queues, KV, a scheduler and a cost model, advanced step by step.
+
+    `handoff` (prefill instances of policy `disagg`): a request leaves after its first token;
+    `step` then lists it in `handed_off` instead of finishing it.
+    """
 
     def __init__(
         self,
-        workload: Workload,
+        config: EngineConfig,
+        cost: CostConfig,
         *,
         detail: bool = False,
         record: bool = True,
-        max_steps: int = DEFAULT_MAX_STEPS,
+        handoff: bool = False,
     ) -> None:
-        self.max_steps = max_steps
-        self.config = resolve_engine(workload.engine)
+        self.config = resolve_engine(config)
         self.state = SchedulerState(self.config, build_kv_manager(self.config))
         self.scheduler = SCHEDULERS[scheduler_name(self.config)]()
-        self.cost = build_cost_model(workload.cost)
-        self.requests = [Request(spec, i) for i, spec in enumerate(workload.requests)]
-        order = sorted(self.requests, key=lambda r: (r.spec.arrival, r.index))
-        self.pending: deque[Request] = deque(order)
-        self.recorder = StepRecorder(self.state, self.requests, detail=detail, record=record)
-        self.result = SimResult(self.config, self.requests)
+        self.cost = build_cost_model(cost)
+        self.recorder = StepRecorder(self.state, [], detail=detail, record=record)
+        self.num_steps = 0
+        self.scheduled_tokens = 0
+        self.handoff = handoff
+        self.handed_off: list[Request] = []
+        self.max_steps = DEFAULT_MAX_STEPS
 
-    def _admit_arrivals(self, now: float) -> None:
-        pending, waiting = self.pending, self.state.waiting
-        while pending and pending[0].spec.arrival <= now:
-            req = pending.popleft()
-            waiting.append(req)
-            self.recorder.arrived(req)
+    def has_work(self) -> bool:
+        """Something is running or waiting here."""
+        return bool(self.state.running or self.state.waiting)
 
-    def run(self) -> SimResult:
-        """Step until every request finished (or the run stalls)."""
-        now = 0.0
-        state = self.state
-        while True:
-            self._admit_arrivals(now)
-            if not state.running and not state.waiting:
-                if not self.pending:
-                    break
-                now = max(now, self.pending[0].spec.arrival)
-                continue
-            plan = self.scheduler.schedule(state)
-            if not plan.scheduled and not plan.preempted:
-                if not self.pending:
-                    self._stalled()
-                    break
-                now = max(now, self.pending[0].spec.arrival)
-                continue
-            if self.result.num_steps >= self.max_steps:
-                raise LimitExceeded("$", step_limit_message(self.max_steps))
-            now = self._execute(plan, now)
-        self.result.steps = self.recorder.steps
-        return self.result
+    def enqueue(self, req: Request) -> None:
+        """A request joins this instance's waiting queue (at its back)."""
+        self.state.waiting.append(req)
+        self.recorder.arrived(req)
 
-    def _stalled(self) -> None:
+    def step(self, start: float) -> float | None:
+        """Schedule and run one step starting at `start`; its end time, or None when nothing
+        can be scheduled (the state is then unchanged)."""
+        plan = self.scheduler.schedule(self.state)
+        if not plan.scheduled and not plan.preempted:
+            return None
+        if self.num_steps >= self.max_steps:
+            raise LimitExceeded("$", step_limit_message(self.max_steps))
+        return self._execute(plan, start)
+
+    def stall_facts(self) -> StallFacts:
+        """What a stall looks like from here (see `sim.stall`)."""
         state = self.state
         head = state.waiting[0] if state.waiting else None
-        facts = StallFacts(
-            next_step=self.result.num_steps + 1,
+        return StallFacts(
+            next_step=self.num_steps + 1,
             running=len(state.running),
             waiting_head=head.id if head else None,
             head_blocks=state.kv.admission_blocks(head) if head else 0,
@@ -107,8 +101,6 @@ class Engine:
             num_blocks=self.config.num_blocks,
             preemption=self.config.preemption,
         )
-        self.result.stalled = True
-        self.result.stall = stall_reason(facts)
 
     def _execute(self, plan: StepPlan, start: float) -> float:
         scheduled = plan.scheduled
@@ -127,8 +119,15 @@ class Engine:
         self.scheduler.after_compute(self.state, plan)
         for req in finished:
             self.scheduler.finish(self.state, req)
-        self.result.num_steps += 1
-        self.result.scheduled_tokens += total
+        self.handed_off = []
+        if self.handoff:
+            self.handed_off = [r for r in emitted if r.outputs == 1 and not r.finished]
+            for req in self.handed_off:
+                self.scheduler.finish(self.state, req)  # leaves with its first token
+        if self.handed_off:
+            extra = {**(extra or {}), "handoff": [req.id for req in self.handed_off]}
+        self.num_steps += 1
+        self.scheduled_tokens += total
         self.recorder.step(start, end, plan, emitted, finished, extra)
         return end
 
@@ -158,6 +157,53 @@ class Engine:
                     req.finish_time = stamp
                     finished.append(req)
         return emitted, finished
+
+
+class Engine(EngineCore):
+    """Runs one workload to completion with the plain (reference) step loop."""
+
+    def __init__(
+        self,
+        workload: Workload,
+        *,
+        detail: bool = False,
+        record: bool = True,
+        max_steps: int = DEFAULT_MAX_STEPS,
+    ) -> None:
+        super().__init__(workload.engine, workload.cost, detail=detail, record=record)
+        self.max_steps = max_steps
+        self.requests = [Request(spec, i) for i, spec in enumerate(workload.requests)]
+        order = sorted(self.requests, key=lambda r: (r.spec.arrival, r.index))
+        self.pending: deque[Request] = deque(order)
+        self.result = SimResult(self.config, self.requests)
+
+    def _admit_arrivals(self, now: float) -> None:
+        pending = self.pending
+        while pending and pending[0].spec.arrival <= now:
+            self.enqueue(pending.popleft())
+
+    def run(self) -> SimResult:
+        """Step until every request finished (or the run stalls)."""
+        now = 0.0
+        while True:
+            self._admit_arrivals(now)
+            if not self.has_work():
+                if not self.pending:
+                    break
+                now = max(now, self.pending[0].spec.arrival)
+                continue
+            end = self.step(now)
+            if end is None:
+                if not self.pending:
+                    self.result.stalled = True
+                    self.result.stall = stall_reason(self.stall_facts())
+                    break
+                now = max(now, self.pending[0].spec.arrival)
+                continue
+            now = end
+        self.result.steps = self.recorder.steps
+        self.result.num_steps, self.result.scheduled_tokens = self.num_steps, self.scheduled_tokens
+        return self.result
 
 
 def simulate(

@@ -30,6 +30,9 @@ class Request:
     mid_prefill: bool = False
     drafts_verified: int = 0
     drafts_accepted: int = 0
+    # Disaggregation: prompt tokens whose KV arrived by transfer (until admitted), and when.
+    kv_ready: int = 0
+    transfer: tuple[float, float] | None = None
 
     @property
     def id(self) -> str:

@@ -4,7 +4,7 @@ SimError                    base class, never raised directly
 ├── WorkloadError           a workload (JSON or dict) is invalid; carries the JSON path
 │   └── LimitExceeded       a workload passes a bound of `sim.limits` (requests, tokens, steps)
 ├── PresetNotFound          `run_preset` / `--preset` got an unknown name
-└── SimulationError         the engine hit an internal limit (e.g. MAX_STEPS)
+└── SimulationError         the engine met a case vLLM itself refuses (padding under a small threshold)
 """
 
 from __future__ import annotations
@@ -40,4 +40,6 @@ class PresetNotFound(SimError):
 
 
 class SimulationError(SimError):
-    """Raised when a simulation exceeds an internal safety limit."""
+    """Raised when a run reaches a state the real engine does not support: vLLM 0.32 fails an
+    assertion when it pads a request to 1 + k tokens under a long-prefill threshold below 1 + k
+    (SIM-specdecode.md). Step bounds are `LimitExceeded`."""

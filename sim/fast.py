@@ -36,6 +36,7 @@ def fast_applies(workload: Workload) -> bool:
         and not e.enable_prefix_caching
         and e.preemption == "recompute"
         and e.num_speculative_tokens == 0
+        and e.instances == 1
     )
 
 

@@ -22,7 +22,7 @@ from typing import Any
 from sim.errors import WorkloadError
 from sim.limits import MAX_TOKENS_PER_REQUEST, check_request_count, check_request_tokens
 
-GENERATOR_FIELDS = ("n", "seed", "arrival", "prompt", "output", "shared_prefix")
+GENERATOR_FIELDS = ("n", "seed", "arrival", "prompt", "output", "shared_prefix", "accept")
 LENGTH_FIELDS = {
     "fixed": ("kind", "value"),
     "uniform": ("kind", "low", "high"),
@@ -50,6 +50,7 @@ class GeneratorSpec:
     prompt: Mapping[str, Any]
     output: Mapping[str, Any]
     shared_prefix: int = 0
+    accept: tuple[Any, ...] | None = None  # every request's `accept` (checked per request)
 
 
 def _number(value: Any, path: str, positive: bool = False) -> float:
@@ -121,6 +122,9 @@ def parse_generator(data: Any) -> GeneratorSpec:
             _dist(data.get("output"), "generate.output", LENGTH_FIELDS), "generate.output"
         ),
         shared_prefix=shared,
+        accept=tuple(data["accept"])
+        if isinstance(data.get("accept"), list)
+        else data.get("accept"),
     )
 
 
@@ -164,6 +168,8 @@ def generate_requests(spec: GeneratorSpec) -> list[dict[str, Any]]:
             "arrival": round(clock, 6),
             "max_tokens": max_tokens,
         }
+        if spec.accept is not None:
+            request["accept"] = list(spec.accept) if isinstance(spec.accept, tuple) else spec.accept
         if spec.shared_prefix:
             own = max(1, prompt_len - spec.shared_prefix)
             base = UNIQUE_ID_BASE * (i + 1)

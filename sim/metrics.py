@@ -63,6 +63,8 @@ def request_metrics(req: Request) -> RequestMetrics:
     # One gap per step that emitted (vllm bench serve measures streamed chunks): tokens of a
     # speculative step share its time; without speculation every token has a step of its own.
     itls = [b - a for a, b in zip(times, times[1:], strict=False) if b != a]
+    if req.transfer is not None and itls:  # disaggregation: ITL includes no KV transfer
+        itls[0] -= req.transfer[1] - req.transfer[0]
     return RequestMetrics(ttft, tpot, e2el, itls)
 
 

@@ -48,6 +48,8 @@ def _request_entry(req: Request, slo: SLO | None) -> dict[str, Any]:
     }
     if slo is not None:
         entry["meets_slo"] = meets_slo(m, slo)
+    if req.transfer is not None:
+        entry["transfer"] = list(req.transfer)
     return entry
 
 

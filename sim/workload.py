@@ -22,6 +22,7 @@ from sim.config import (
     Workload,
 )
 from sim.cost.parse import parse_cost
+from sim.disagg_parse import check_transfer_units, parse_disagg
 from sim.errors import WorkloadError
 from sim.generators import generate_requests, parse_generator
 from sim.limits import check_num_blocks, check_request_count, check_request_tokens
@@ -29,6 +30,7 @@ from sim.validate import check_fields, expect_choice, expect_int, expect_number
 
 TOP_FIELDS = ("engine", "cost", "requests", "generate", "slo", "scenario", "streaming")
 REQUEST_FIELDS = ("id", "arrival", "prompt_tokens", "prompt_ids", "max_tokens", "accept", "n")
+POOL_ONLY_FIELDS = ("prefill", "decode", "transfer")  # only under policy disagg
 ZERO_OK_ENGINE_FIELDS = ("long_prefill_token_threshold", "num_speculative_tokens")
 CHOICE_ENGINE_FIELDS = {
     "policy": POLICIES,
@@ -51,9 +53,11 @@ def _engine_value(name: str, value: Any) -> Any:
     return expect_int(value, path, 0 if name in ZERO_OK_ENGINE_FIELDS else 1)
 
 
-def _parse_engine(data: Any, path: str = "engine", extra: tuple[str, ...] = ()) -> EngineConfig:
-    names = tuple(f.name for f in fields(EngineConfig))
-    raw = check_fields(data, names + extra, path)
+def _parse_engine(data: Any, path: str = "engine") -> EngineConfig:
+    if path == "engine" and isinstance(data, Mapping) and data.get("policy") == "disagg":
+        return parse_disagg(data, _parse_engine)
+    names = tuple(f.name for f in fields(EngineConfig) if f.name not in POOL_ONLY_FIELDS)
+    raw = check_fields(data, names, path)
     values = {name: _engine_value(name, raw[name]) for name in names if name in raw}
     if "capacity" in values:
         if "num_blocks" in raw:
@@ -62,10 +66,10 @@ def _parse_engine(data: Any, path: str = "engine", extra: tuple[str, ...] = ()) 
         values["num_blocks"] = resolve_blocks(values["capacity"], block_size, f"{path}.capacity")
     engine = EngineConfig(**values)
     _check_speculative(engine)
-    check_num_blocks(engine.num_blocks, "engine.num_blocks")
+    check_num_blocks(engine.num_blocks, f"{path}.num_blocks")
     if engine.max_num_batched_tokens < engine.max_num_seqs:
         raise WorkloadError(
-            "engine.max_num_batched_tokens",
+            f"{path}.max_num_batched_tokens",
             f"{engine.max_num_batched_tokens} is smaller than max_num_seqs {engine.max_num_seqs}",
         )
     if (
@@ -74,12 +78,18 @@ def _parse_engine(data: Any, path: str = "engine", extra: tuple[str, ...] = ()) 
         and engine.max_num_batched_tokens < engine.max_model_len
     ):
         raise WorkloadError(
-            "engine.max_num_batched_tokens",
+            f"{path}.max_num_batched_tokens",
             f"{engine.max_num_batched_tokens} is smaller than max_model_len "
             f"{engine.max_model_len} with chunked prefill off (vLLM rejects this)",
         )
     if engine.kv_alloc != "paged" and engine.enable_prefix_caching:
-        raise WorkloadError("engine.kv_alloc", "reserve_max cannot be combined with prefix caching")
+        raise WorkloadError(
+            f"{path}.kv_alloc", "reserve_max cannot be combined with prefix caching"
+        )
+    if engine.instances > 1 and engine.policy != "vllm":
+        raise WorkloadError(
+            f"{path}.instances", f"several instances need policy vllm, not {engine.policy}"
+        )
     return engine
 
 
@@ -164,6 +174,7 @@ def parse_workload(data: Any) -> Workload:
     raw = check_fields(data, TOP_FIELDS, "")
     engine = _parse_engine(raw.get("engine", {}))
     cost = parse_cost(raw.get("cost", {}), engine.capacity)
+    check_transfer_units(engine, cost)
     slo = _parse_slo(raw["slo"]) if "slo" in raw else None
     scenario = raw.get("scenario")
     if scenario is not None and not isinstance(scenario, Mapping):

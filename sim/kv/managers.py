@@ -94,8 +94,9 @@ class PagedKV:
         return -(-min(req.tokens, self.max_model_len) // self.block_size) <= self.free_count
 
     def admit(self, req: Request, hit: list[int], n: int) -> bool:
-        """Start from zero computed tokens and allocate the first chunk."""
-        req.computed = 0
+        """Start from zero computed tokens (or the KV a transfer brought) and allocate the
+        first chunk (with a transfer: blocks for the whole context)."""
+        req.computed = req.kv_ready
         return self.allocate(req, n)
 
     def admission_blocks(self, req: Request) -> int:

@@ -121,7 +121,7 @@ class PrefixCachingKV:
             block.ref += 1
         self.req_blocks[req.id] = list(hit)
         self.req_cached[req.id] = len(hit)
-        req.computed = len(hit) * self.block_size
+        req.computed = max(len(hit) * self.block_size, req.kv_ready)
         return self.allocate(req, n)
 
     def allocate(self, req: Request, n: int) -> bool:

@@ -17,6 +17,7 @@ from sim.cost.models import RooflineCost
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
+from sim.presets.field import FIELD_CATALOGUE
 
 VARIANTS = ("without", "with")
 
@@ -146,7 +147,7 @@ _CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
 
 def _build() -> dict[str, Scenario]:
     out: dict[str, Scenario] = {}
-    for sid, title, description, without, with_ in _CATALOGUE:
+    for sid, title, description, without, with_ in _CATALOGUE + FIELD_CATALOGUE:
         variants: dict[str, dict[str, Any]] = {}
         for variant, workload in zip(VARIANTS, (without, with_), strict=True):
             workload = copy.deepcopy(workload)

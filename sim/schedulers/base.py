@@ -70,6 +70,7 @@ def move_to_running(
     False (nothing changed) if the chunk's blocks cannot be allocated."""
     if not state.kv.admit(req, hit, n):
         return False
+    req.kv_ready = 0  # a later preemption recomputes
     state.waiting.popleft()
     req.prefix_hit_tokens += len(hit) * state.kv.block_size
     state.running.append(req)

@@ -40,9 +40,9 @@ def schedule_waiting(state: SchedulerState, plan: StepPlan, budget: int, thresho
         if len(state.running) >= cfg.max_num_seqs:
             break
         req = state.waiting[0]
-        hit = kv.lookup(req)
+        hit = kv.lookup(req) if not req.kv_ready else []  # transferred KV: no lookup
         hit_tokens = len(hit) * kv.block_size
-        n = req.tokens - hit_tokens
+        n = req.tokens - max(hit_tokens, req.kv_ready)
         if 0 < threshold < n:
             n = threshold
         if not cfg.enable_chunked_prefill and n > budget:

@@ -153,3 +153,24 @@ def test_stalled_preset_names_preemption_off() -> None:
     assert proc.returncode == 1
     assert "preemption is off" in proc.stderr and proc.stderr.startswith("stalled before step ")
     assert json.loads(proc.stdout)["stalled"] is True
+
+
+def test_step_bound_counts_speculative_tokens_per_step() -> None:
+    # 40 output tokens need 40 plain steps but only 10 verify steps at k = 3 (all accepted):
+    # the up-front bound must not refuse the speculative run at --max-steps 20.
+    request = [{"id": "A", "prompt_tokens": 4, "max_tokens": 40}]
+    with pytest.raises(LimitExceeded, match="needs at least 40 steps"):
+        run_workload({"requests": request}, max_steps=20)
+    trace = run_workload(
+        {"engine": {"num_speculative_tokens": 3}, "requests": request}, max_steps=20
+    )
+    assert trace["requests"]["A"]["output_tokens"] == 40 and len(trace["steps"]) <= 20
+
+
+def test_cluster_honours_a_raised_step_bound() -> None:
+    pool = {"max_num_batched_tokens": 16, "max_num_seqs": 4}
+    engine = {"policy": "disagg", "prefill": pool, "decode": pool, "transfer": {"steps": 1}}
+    request = [{"id": "A", "prompt_tokens": 4, "max_tokens": 12}]
+    with pytest.raises(LimitExceeded, match="more than 5 steps"):
+        run_workload({"engine": engine, "requests": request}, max_steps=5)
+    assert len(run_workload({"engine": engine, "requests": request}, max_steps=13)["steps"]) == 12

@@ -31,6 +31,11 @@ def test_catalogue_ids_are_the_agreed_ones() -> None:
         "admission",
         "metrics",
         "arithmetic",
+        "spec_decode",
+        "fp8_kv",
+        "tensor_parallel",
+        "disaggregation",
+        "streaming",
     ]
     for sc in SCENARIOS.values():
         assert set(sc.variants) == set(VARIANTS) and sc.title and sc.description
