@@ -178,7 +178,7 @@ def stage_links(
         return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
     build.stage("links", key, [path], run, rerun=refresh)  # --refresh re-checks every time
-    from pipeline.links.report import LinkReport
+    from pipeline.artifacts.links import LinkReport
 
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
 
@@ -186,7 +186,8 @@ def stage_links(
 def _links_expired(path: Path) -> bool:
     from datetime import UTC, datetime
 
-    from pipeline.links.report import DEFAULT_LINK_SETTINGS, load_report
+    from pipeline.artifacts.links import load_report
+    from pipeline.links.report import DEFAULT_LINK_SETTINGS
 
     if not path.exists():
         return False

@@ -22,6 +22,16 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import httpx
 
+from pipeline.artifacts.links import (  # noqa: F401  (re-exported: the public API)
+    LinkReport,
+    LinkResult,
+    LinkStatus,
+    LinkTarget,
+    RedirectHop,
+    link_key,
+    load_report,
+    write_report,
+)
 from pipeline.artifacts.sources import Corpus, normalize_url
 from pipeline.links.match import (
     SIBLING_SAME,
@@ -38,18 +48,10 @@ from pipeline.links.report import (  # noqa: F401  (re-exported: the public API)
     DEFAULT_USER_AGENT,
     PROBE_PREFIX,
     REDIRECT_STATUSES,
-    LinkReport,
-    LinkResult,
     LinkSettings,
-    LinkStatus,
-    LinkTarget,
-    RedirectHop,
     _cached,
-    _key,
     collect_targets,
-    load_report,
     verdict_options,
-    write_report,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -343,7 +345,7 @@ class _Checker:
     async def follow(self, url: str) -> _Outcome:
         """Follow redirects by hand, recording each hop; loops and long chains are broken."""
         chain: list[RedirectHop] = []
-        seen = {_key(url)}
+        seen = {link_key(url)}
         current = urlunsplit(urlsplit(url)._replace(fragment=""))
         attempts = 0
         for _hop in range(self.s.max_redirects + 1):
@@ -356,7 +358,7 @@ class _Checker:
                 return _Outcome(answer, chain, attempts)
             nxt = urlunsplit(urlsplit(urljoin(current, answer.location))._replace(fragment=""))
             chain.append(RedirectHop(url=current, status=answer.status, location=nxt))
-            if _key(nxt) in seen:
+            if link_key(nxt) in seen:
                 loop = _Answer(
                     url=nxt,
                     status=answer.status,
@@ -364,7 +366,7 @@ class _Checker:
                     evidence=f"redirect loop: {nxt} was already visited",
                 )
                 return _Outcome(loop, chain, attempts)
-            seen.add(_key(nxt))
+            seen.add(link_key(nxt))
             current = nxt
         too_many = _Answer(
             url=current, failure="broken", evidence=f"more than {self.s.max_redirects} redirects"

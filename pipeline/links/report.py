@@ -8,17 +8,18 @@ import json
 from datetime import datetime, timedelta
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Literal
-from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.artifacts.links import (
+    LinkResult,
+    LinkTarget,
+    link_key,
+    load_report,
+)
 from pipeline.artifacts.sources import Corpus, normalize_url
-from pipeline.atomic import write_atomic
 from pipeline.errors import InputError
 from pipeline.plan.model import Plan
-
-LINKS_FORMAT = 1
 
 
 def _tujie_version() -> str:
@@ -35,12 +36,6 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Results worth reusing from the cache: they describe the page, not a passing network mood.
 CACHEABLE = frozenset({"ok", "redirected-ok", "mismatch", "soft-404"})
 PROBE_PREFIX = "tujie-no-such-page-"
-
-LinkStatus = Literal[
-    "ok", "redirected-ok", "mismatch", "soft-404", "broken",
-    "unverified-offline", "not-from-sources", "refused",
-]  # fmt: skip
-
 
 class LinkSettings(BaseModel):
     """Every limit of the checker, each with its default."""
@@ -81,80 +76,8 @@ class LinkSettings(BaseModel):
 DEFAULT_LINK_SETTINGS = LinkSettings()
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class LinkTarget(_Model):
-    """One URL the page will show, the title it is shown under, and where on the page."""
-
-    url: str
-    claimed_title: str
-    where: str
-
-
-class RedirectHop(_Model):
-    url: str
-    status: int
-    location: str
-
-
-class LinkResult(_Model):
-    """The verdict on one link, with the evidence in one human sentence."""
-
-    url: str
-    where: str
-    claimed_title: str
-    status: LinkStatus
-    http_status: int | None = None
-    final_url: str | None = None
-    redirect_chain: list[RedirectHop] = Field(default_factory=list)
-    title_found: str | None = None
-    evidence: str
-    checked_at: datetime
-    words: int | None = Field(
-        default=None, description="visible words of the page, CJK chars count 1"
-    )
-    body_truncated: bool = False
-    fragment_ok: bool | None = None
-    attempts: int = 0
-    from_cache: bool = False
-
-    @property
-    def verified(self) -> bool:
-        return self.status in ("ok", "redirected-ok")
-
-
-class LinkReport(_Model):
-    """`links.json`: one result per target, in target order, and the options that made them."""
-
-    format: int = LINKS_FORMAT
-    checked_at: datetime
-    offline: bool
-    options: str = Field(
-        default="", description="`verdict_options` of the run; the cache is reused only on a match"
-    )
-    results: list[LinkResult] = Field(default_factory=list)
-
-    def blocking(self) -> list[LinkResult]:
-        """Every result that is not ok / redirected-ok: publish must not go ahead with these."""
-        return [r for r in self.results if not r.verified]
-
-    def unverified(self) -> bool:
-        return any(r.status == "unverified-offline" for r in self.results)
-
-    def for_url(self, url: str) -> LinkResult | None:
-        return next((r for r in self.results if _key(r.url) == _key(url)), None)
-
-
 # ---------------------------------------------------------------------------------------------
 # Targets
-
-
-def _key(url: str) -> str:
-    """Dedup key: the normalised URL plus its fragment (different anchors are different links)."""
-    frag = urlsplit(url.strip()).fragment
-    return normalize_url(url) + (f"#{frag}" if frag else "")
 
 
 def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
@@ -172,7 +95,7 @@ def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
     found: dict[str, tuple[str, str, list[str]]] = {}
 
     def add(url: str, title: str, where: str) -> None:
-        k = _key(url)
+        k = link_key(url)
         if k in found:
             found[k][2].append(where)
         else:
@@ -197,30 +120,6 @@ def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
         LinkTarget(url=url, claimed_title=title, where=", ".join(dict.fromkeys(wheres)))
         for url, title, wheres in found.values()
     ]
-
-
-# ---------------------------------------------------------------------------------------------
-# Report storage
-
-
-def write_report(report: LinkReport, path: Path) -> None:
-    """Write `links.json` atomically: a temp file in the same folder, then a rename."""
-    write_atomic(
-        path, json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
-    )
-
-
-def load_report(path: Path) -> LinkReport:
-    """Read `links.json`; a missing or malformed file is an InputError naming it."""
-    try:
-        return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path} not found; run `tujie links SRC` first") from None
-    except (OSError, UnicodeDecodeError, ValidationError) as err:
-        first = str(err).splitlines()[0]
-        raise InputError(
-            f"{path} is not a valid links report ({first}); delete it and re-run `tujie links`"
-        ) from None
 
 
 def verdict_options(settings: LinkSettings, allow_private: bool) -> str:

@@ -94,7 +94,7 @@ def refuse_unless_publishable(
 
 def _refuse_unverified_links(path: Path) -> None:
     """A missing or unreadable link report means the links are unverified, as offline does."""
-    from pipeline.links.report import load_report
+    from pipeline.artifacts.links import load_report
 
     try:
         report = load_report(path)

@@ -12,7 +12,9 @@ from typing import Any
 
 from jinja2 import Environment
 
+from pipeline.artifacts.links import load_report
 from pipeline.atomic import read_json_object, write_atomic
+from pipeline.errors import InputError
 from pipeline.review.diff import (
     PIXELMATCH_THRESHOLD,
     PlanDiff,
@@ -24,7 +26,6 @@ from pipeline.templating import html_environment
 
 SHOT_ORDER = ("light-1280", "dark-1280", "light-390", "dark-390")
 CARD_CHANGED_PCT = 0.05  # a card counts as changed above this share of changed pixels
-OK_LINK_STATUSES = ("ok", "redirected-ok")
 
 
 def _environment() -> Environment:
@@ -67,15 +68,17 @@ def _shot_entries(
 
 
 def _links(build_dir: Path) -> dict[str, Any] | None:
-    data = read_json_object(build_dir / "links.json")
-    if data is None:
+    """The link report as the review template shows it (None when there is none to read)."""
+    try:
+        report = load_report(build_dir / "links.json")
+    except InputError:
         return None
-    results = [r for r in data.get("results", []) if isinstance(r, dict)]
+    results = [r.model_dump(mode="json") for r in report.results]
     return {
-        "offline": bool(data.get("offline")),
-        "checked_at": data.get("checked_at", ""),
+        "offline": report.offline,
+        "checked_at": report.checked_at.isoformat(),
         "results": results,
-        "blocking": [r for r in results if r.get("status") not in OK_LINK_STATUSES],
+        "blocking": [r.model_dump(mode="json") for r in report.blocking()],
     }
 
 
