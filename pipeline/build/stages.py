@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from pipeline.artifacts.check import CheckReport, load_check_report
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build.state import (
@@ -290,7 +291,9 @@ def links_key(links: Any) -> str:
     return json.dumps([(r.url, r.status) for r in links.results], sort_keys=True)
 
 
-def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Any:
+def stage_check(
+    build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any
+) -> CheckReport:
     from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix
     from pipeline.render.page import render_page
@@ -315,7 +318,7 @@ def stage_check(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) 
         return "clean" if report.ok else f"{len(report.problems)} problem(s)"
 
     build.stage("check", [sha256_file(html)], [report_path, *shots], run)
-    return json.loads(report_path.read_text(encoding="utf-8"))
+    return load_check_report(report_path)
 
 
 def stage_review(build: Build) -> Path:
@@ -365,12 +368,12 @@ def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, A
         sim = stage_sim(build, plan, corpus)
     if stop >= 4:
         stage_render(build, plan, corpus, sim, links)
-    build.state["inputs_hash"] = inputs_hash(build)
+    build.state.inputs_hash = inputs_hash(build)
     build.save_state()
     if stop >= 5:
         report = stage_check(build, plan, corpus, sim, links)
-        summary["check_ok"] = bool(report.get("ok"))
-        summary["problems"] = len(report.get("problems", []))
+        summary["check_ok"] = report.ok
+        summary["problems"] = len(report.problems)
     if stop >= 6:
         summary["review"] = str(stage_review(build))
     return summary

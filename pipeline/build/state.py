@@ -5,16 +5,14 @@ The stages themselves are in `pipeline.build.stages`."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pipeline.atomic import write_atomic
+from pipeline.artifacts.build_state import STATE_FILE, BuildState, StageState
 from pipeline.config import PageConfig, load_config, page_name_from_folder
 from pipeline.errors import OutputError, SourceError
 from pipeline.ingest.walk import walk_folder
@@ -22,8 +20,6 @@ from pipeline.locking import held_lock
 from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
 
 DEFAULT_OUTPUT = Path("output")
-STATE_FILE = "build.json"
-STATE_FORMAT = 1
 BUILD_LOCK = ".build.lock"  # one build (or publish of the build) per output folder at a time
 
 
@@ -105,7 +101,7 @@ class Build:
     force: bool = False
     records: list[StageRecord] = field(default_factory=list)
     on_stage: Callable[[StageRecord], None] | None = None
-    state: dict[str, Any] = field(default_factory=dict)
+    state: BuildState = field(default_factory=BuildState)
     code: str = ""
 
     @property
@@ -117,17 +113,10 @@ class Build:
         return self.out_root / self.name
 
     def load_state(self) -> None:
-        path = self.dir / STATE_FILE
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            self.state = data if data.get("format") == STATE_FORMAT else {}
-        except (OSError, ValueError):
-            self.state = {}
-        self.state.setdefault("format", STATE_FORMAT)
-        self.state.setdefault("stages", {})
+        self.state = BuildState.load(self.dir / STATE_FILE)
 
     def save_state(self) -> None:
-        write_atomic(self.dir / STATE_FILE, json.dumps(self.state, indent=1, sort_keys=True) + "\n")
+        self.state.save(self.dir / STATE_FILE)
 
     def stage(
         self,
@@ -141,14 +130,14 @@ class Build:
         """Run `run` unless the key of its inputs matches the last run and its outputs exist
         (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
         key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
-        last = self.state["stages"].get(name, {})
+        last = self.state.stages.get(name)
         start = time.perf_counter()
-        unchanged = last.get("key") == key and all(p.exists() for p in outputs)
+        unchanged = last is not None and last.key == key and all(p.exists() for p in outputs)
         if unchanged and not (self.force or rerun):
             record = StageRecord(name, False, 0.0, "unchanged")
         else:
             note = run() or ""
-            self.state["stages"][name] = {"key": key}
+            self.state.stages[name] = StageState(key=key)
             self.save_state()
             record = StageRecord(name, True, time.perf_counter() - start, note)
         self.records.append(record)

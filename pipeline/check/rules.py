@@ -7,14 +7,11 @@ console) into `Problem`s; `pipeline.check.run` runs them for every theme and wid
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from pipeline.artifacts.check import Box, Problem
 from pipeline.check.measurement import Measurement
 from pipeline.plan.model import MAX_BODY_SENTENCES
 from pipeline.plan.rules import caption_length, count_sentences
-
-Box = list[float]  # [x, y, width, height] in page CSS px
 
 OVERLAP_TOLERANCE_PX = 1.0  # two text boxes must overlap by more than this in both axes
 INSET_TOLERANCE_PX = 0.5  # sub-pixel rounding of getBBox/getScreenCTM
@@ -25,27 +22,6 @@ SCROLL_TOLERANCE_PX = 1
 LAYOUT_RULES = ("text-overlap", "text-crosses-border")
 # Rules whose outcome does not depend on theme or width: reported once.
 CONTENT_RULES = ("caption-too-long", "too-many-sentences", "diagram-missing-title")
-
-
-@dataclass
-class Problem:
-    """One broken rule at one place (an element id, or a path from the nearest id)."""
-
-    rule: str
-    element: str
-    message: str
-    theme: str | None = None
-    width: int | None = None
-    card: str | None = None
-    panel: str | None = None
-    boxes: list[Box] = field(default_factory=list)
-    other: str | None = None  # the second element of a text-overlap
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def sort_key(self) -> tuple[str, str, str, int, str]:
-        return (self.rule, self.element, self.theme or "", self.width or 0, self.other or "")
 
 
 def _intersection(a: Box, b: Box) -> tuple[float, float]:

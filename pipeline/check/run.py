@@ -5,65 +5,24 @@ copies; and the fix loop that re-renders with per-text overrides until the layou
 
 from __future__ import annotations
 
-import json
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw
 
+from pipeline.artifacts.check import CheckReport, Overrides, Problem, write_check_report
 from pipeline.atomic import write_atomic
 from pipeline.check.browser import Chrome
 from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
-from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, Problem, all_problems
+from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, all_problems
 
 MAGENTA = (255, 0, 255)
 OUTLINE_PX = 3
 SCALE_STEP = 0.9  # each fix round shrinks a text by this factor, never below its data-floor
-CHECK_FORMAT = 1
 
-Overrides = dict[str, dict[str, Any]]
 Renderer = Callable[[Overrides], str]
-
-
-@dataclass
-class CheckReport:
-    """The outcome of a check (and of the fix loop, which fills `fixed` and `overrides`)."""
-
-    problems: list[Problem]
-    cards: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    shots: list[str] = field(default_factory=list)
-    fixed: list[str] = field(default_factory=list)
-    overrides: Overrides = field(default_factory=dict)
-    rounds: int = 1
-    plan_messages: list[str] = field(default_factory=list)
-    texts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": CHECK_FORMAT,
-            "ok": self.ok,
-            "problems": [p.to_json() for p in self.problems],
-            "fixed": self.fixed,
-            "overrides": self.overrides,
-            "rounds": self.rounds,
-            "plan_messages": self.plan_messages,
-            "cards": self.cards,
-            "shots": self.shots,
-        }
-
-    def summary(self) -> str:
-        if self.ok:
-            return f"check ok ({len(self.fixed)} fixed in {self.rounds} round(s))"
-        rules = sorted({p.rule for p in self.problems})
-        return f"check failed: {len(self.problems)} problem(s) ({', '.join(rules)})"
-
 
 
 def check_page(
@@ -90,7 +49,7 @@ def check_page(
     report.shots = [f"shots/{shot_name(m.theme, m.width)}" for m in measurements]
     for m in measurements:
         _annotate(m, [p for p in report.problems if _belongs(p, m)], shots_dir)
-    write_check_json(report, out_dir / "check.json")
+    write_check_report(report, out_dir / "check.json")
     return report
 
 
@@ -134,13 +93,6 @@ def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:
         x, y = problem.boxes[0][0], problem.boxes[0][1]
         draw.text((x, max(0, y - 14)), problem.rule, fill=MAGENTA)
     image.save(shots_dir / f"annotated-{m.theme}-{m.width}.png")
-
-
-def write_check_json(report: CheckReport, path: Path) -> None:
-    """Atomically (temp file + rename): a half-written check.json must never look valid."""
-    write_atomic(
-        path, json.dumps(report.to_json(), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,5 +194,5 @@ def check_and_fix(
     report.overrides = overrides
     report.rounds = rounds
     report.plan_messages = _plan_messages(report)
-    write_check_json(report, out_dir / "check.json")
+    write_check_report(report, out_dir / "check.json")
     return report

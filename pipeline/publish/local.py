@@ -25,7 +25,8 @@ from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pipeline.atomic import read_json_object
+from pipeline.artifacts.build_state import STATE_FILE, BuildState
+from pipeline.artifacts.check import load_check_report
 from pipeline.config import DEFAULT_KEEP_VERSIONS, page_name_problem
 from pipeline.errors import InputError, OutputError, PublishRefused, UsageError
 from pipeline.locking import held_lock
@@ -70,21 +71,22 @@ def refuse_unless_publishable(
     """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go."""
     if not (build_dir / "index.html").is_file():
         raise PublishRefused(f"{build_dir}/index.html is missing: build the page first (make page)")
-    check = read_json_object(build_dir / "check.json")
-    if check is None:
+    try:
+        check = load_check_report(build_dir / "check.json")
+    except InputError:
         raise PublishRefused(
-            f"{build_dir}/check.json is missing: run the browser check (tujie check) before publishing"
-        )
-    if check.get("ok") is not True:
-        count = len(check.get("problems", []))
+            f"{build_dir}/check.json is missing or unreadable: run the browser check "
+            "(tujie check) before publishing"
+        ) from None
+    if not check.ok:
+        count = len(check.problems)
         raise PublishRefused(
             f"the last browser check failed ({count} problem(s), see {build_dir}/review.html): "
             "fix them and rebuild; a failed check cannot be overridden"
         )
     if not allow_unverified:
         _refuse_unverified_links(build_dir / "links.json")
-    build = read_json_object(build_dir / "build.json")
-    built_from = (build or {}).get("inputs_hash")
+    built_from = BuildState.load(build_dir / STATE_FILE).inputs_hash
     if current_inputs_hash and built_from and built_from != current_inputs_hash:
         raise PublishRefused(
             f"the build in {build_dir} is older than its inputs (they changed since): "

@@ -133,6 +133,38 @@ def test_accepting_nothing_emits_what_no_speculation_emits(w: dict[str, Any]) ->
         return
     out_zero = {k: r["output_tokens"] for k, r in t_zero["requests"].items()}
     assert out_zero == {k: r["output_tokens"] for k, r in t_plain["requests"].items()}
-    assert t_zero["summary"]["duration"] >= t_plain["summary"]["duration"]
-    assert len(t_zero["steps"]) >= len(t_plain["steps"])
     assert t_zero["summary"]["drafts_accepted"] == 0
+    if not (_preempted(t_zero) or _preempted(t_plain)):
+        # Rejected drafts only cost budget and blocks: never faster. With preemption in play
+        # the order can flip (see the pinned example below), as in vLLM's own scheduler.
+        assert t_zero["summary"]["duration"] >= t_plain["summary"]["duration"]
+        assert len(t_zero["steps"]) >= len(t_plain["steps"])
+
+
+def _preempted(trace: dict[str, Any]) -> bool:
+    return any(r.get("preemptions", 0) for r in trace["requests"].values())
+
+
+def test_rejected_drafts_can_finish_sooner_when_they_move_a_preemption() -> None:
+    """Found by hypothesis: drafts that are all rejected still change which step R3 is preempted
+    in (drafts take budget, so R3's prefill chunks differ), and the whole-sequence admission gate
+    then readmits it sooner. Speculation with zero acceptance ends at 13 units, plain at 14."""
+    engine = {
+        "max_num_batched_tokens": 8, "max_num_seqs": 2, "block_size": 2, "num_blocks": 19,
+        "max_model_len": 32, "enable_prefix_caching": False, "long_prefill_token_threshold": 0,
+    }  # fmt: skip
+    requests = [
+        {"id": "R0", "arrival": 0.0, "max_tokens": 10, "prompt_tokens": 13},
+        {"id": "R1", "arrival": 0.5, "max_tokens": 1, "prompt_tokens": 1},
+        {"id": "R2", "arrival": 0.0, "max_tokens": 1, "prompt_tokens": 1},
+        {"id": "R3", "arrival": 0.0, "max_tokens": 7, "prompt_tokens": 11},
+    ]
+    plain = run_workload({"engine": engine, "requests": requests})
+    zero = run_workload(
+        {
+            "engine": {**engine, "num_speculative_tokens": 1},
+            "requests": [{**r, "accept": [0]} for r in requests],
+        }
+    )
+    assert (zero["summary"]["duration"], plain["summary"]["duration"]) == (13.0, 14.0)
+    assert _preempted(zero) and _preempted(plain)
