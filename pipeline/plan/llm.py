@@ -72,7 +72,8 @@ class LLMRequest:
 
 class LLMRejected(LLMError):
     """The API refused the request itself (400). `feature` names what it refused, when the
-    message says: "tool_choice" (forced tool use), "output_config" (structured outputs)."""
+    message says: "tool_choice" (forced tool use), "output_config" (structured outputs),
+    "schema" (the structured-outputs schema, not the feature)."""
 
     def __init__(self, message: str, feature: str | None):
         super().__init__(message)
@@ -281,8 +282,11 @@ def _retryable(err: anthropic.APIError) -> bool:
 
 
 def _refused(err: anthropic.APIError) -> str | None:
-    """The request feature a 400 names: forced tool use or structured outputs (or None)."""
+    """The request feature a 400 names: forced tool use, structured outputs, or (not a refusal
+    of the feature) the structured-outputs schema; None when it names none of them."""
     message = _error_message(err)
+    if "format.schema" in message:
+        return "schema"
     if "tool_choice" in message:
         return "tool_choice"
     if "output_config" in message or "output_format" in message:

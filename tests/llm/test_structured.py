@@ -185,6 +185,22 @@ def test_current_sonnet_refuses_forced_tool_use(fake: FakeAnthropic) -> None:
     assert len(fake.messages()) == 1
 
 
+def test_a_schema_outside_the_subset_is_refused_as_a_schema_problem(fake: FakeAnthropic) -> None:
+    """Sent untransformed, the plan's schema is refused by the fake like by the API; the 400 is
+    about the schema, not a model without structured outputs."""
+    client = LLMClient(TEST_KEY, model=CURRENT_SONNET, base_url=fake.url)
+    fmt = {"type": "json_schema", "schema": plan_tool_schema()}
+    request = LLMRequest(
+        system="s",
+        messages=[{"role": "user", "content": "hi"}],
+        max_tokens=100,
+        output_config={"format": fmt},
+    )
+    with pytest.raises(LLMRejected) as err:
+        client.create(request)
+    assert err.value.feature == "schema" and "output_config.format.schema: " in str(err.value)
+
+
 def test_current_sonnet_thinks_and_the_answer_is_the_text(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
