@@ -2,7 +2,9 @@
 
 `LLMClient.from_env()` reads ANTHROPIC_API_KEY / TUJIE_MODEL / ANTHROPIC_BASE_URL; `create()` sends
 one request with bounded retries that honour `retry-after`, and turns every failure into `LLMError`
-with a one-line reason that never contains the key. Replies are plain dicts so they can be cached.
+with a one-line reason that never contains the key (`LLMRejected` for a 400, naming the request
+feature the model refused). Replies are plain dicts so they can be cached. Requests carry no
+sampling parameters (temperature, top_p, top_k): current models reject non-default ones.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from typing import Any
 import anthropic
 
 from pipeline.errors import EnvironmentMissing, LLMError, LLMUsage
+from pipeline.plan.models import default_model
 
-# Sonnet 4.6: current, accepts forced tool use (Sonnet 5.5 rejects it; 4.5 retires 2026-11-30).
-DEFAULT_MODEL = "claude-sonnet-4-6"
+# The current Sonnet (models.json "default", with its sources): asked by structured outputs.
+DEFAULT_MODEL = default_model()
 API_KEY_ENV, MODEL_ENV, BASE_URL_ENV = "ANTHROPIC_API_KEY", "TUJIE_MODEL", "ANTHROPIC_BASE_URL"
 # Retries are ours, not the SDK's, so that every wait is bounded and visible here.
 MAX_RETRIES = 4
@@ -48,6 +51,7 @@ class LLMRequest:
     max_tokens: int
     tools: list[dict[str, Any]] = field(default_factory=list)
     tool_choice: dict[str, Any] | None = None
+    output_config: dict[str, Any] | None = None  # {"format": {"type": "json_schema", ...}}
 
     def body(self, model: str) -> dict[str, Any]:
         """The JSON body as sent (also the cache key's input)."""
@@ -61,7 +65,27 @@ class LLMRequest:
             out["tools"] = self.tools
         if self.tool_choice:
             out["tool_choice"] = self.tool_choice
+        if self.output_config:
+            out["output_config"] = self.output_config
         return out
+
+
+class LLMRejected(LLMError):
+    """The API refused the request itself (400). `feature` names what it refused, when the
+    message says: "tool_choice" (forced tool use), "output_config" (structured outputs),
+    "schema" (the structured-outputs schema, not the feature)."""
+
+    def __init__(self, message: str, feature: str | None):
+        super().__init__(message)
+        self.feature = feature
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` in the JSON Schema subset structured outputs accept, by the SDK's own transform:
+    `additionalProperties: false` on every object, `$defs` kept, and the constraints the API does
+    not support (string lengths and patterns, number bounds, `minItems` over 1, `maxItems`,
+    defaults) moved into each property's description."""
+    return anthropic.transform_schema(schema)
 
 
 @dataclass
@@ -169,6 +193,8 @@ class LLMClient:
                 return _reply_from_message(message)
             except anthropic.APIError as err:
                 wait = self._retry_wait(err, attempt)
+                if wait is None and isinstance(err, anthropic.BadRequestError):
+                    raise LLMRejected(self._describe(err, attempt), _refused(err)) from None
                 if wait is None:
                     raise LLMError(self._describe(err, attempt)) from None
                 self._sleep(wait)
@@ -209,6 +235,11 @@ class LLMClient:
             text = f"no answer from {where} in time after {attempt + 1} attempt(s); try again later"
         elif isinstance(err, anthropic.APIConnectionError):
             text = f"cannot reach {where} after {attempt + 1} attempt(s): check the network or {BASE_URL_ENV}"
+        elif isinstance(err, anthropic.BadRequestError):
+            text = (
+                f"{where} rejected the request for model {self.model} (400 {_error_type(err)}): "
+                f"{_error_message(err)}"
+            )
         elif isinstance(err, anthropic.APIStatusError):
             asked = _retry_after_s(err)
             pause = (
@@ -248,6 +279,19 @@ def _retryable(err: anthropic.APIError) -> bool:
             or (_error_type(err) in RETRYABLE_ERROR_TYPES)
         )
     return _error_type(err) in RETRYABLE_ERROR_TYPES  # an error event inside a stream
+
+
+def _refused(err: anthropic.APIError) -> str | None:
+    """The request feature a 400 names: forced tool use, structured outputs, or (not a refusal
+    of the feature) the structured-outputs schema; None when it names none of them."""
+    message = _error_message(err)
+    if "format.schema" in message:
+        return "schema"
+    if "tool_choice" in message:
+        return "tool_choice"
+    if "output_config" in message or "output_format" in message:
+        return "output_config"
+    return None
 
 
 def _retry_after_s(err: anthropic.APIError) -> float | None:

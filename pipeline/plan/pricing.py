@@ -1,4 +1,4 @@
-"""Token prices (`pipeline/pricing.json`, with its source and date) and the cost of a run."""
+"""Token prices (`pipeline/plan/pricing.json`, with its source and date) and the cost of a run."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from functools import cache
 from pathlib import Path
 
 from pipeline.errors import LLMUsage
+from pipeline.plan.models import longest_prefix
 
 PRICING_FILE = Path(__file__).with_name("pricing.json")
 TOKENS_PER_MTOK = 1_000_000
@@ -22,10 +23,10 @@ def _prices() -> dict[str, dict[str, float]]:
 
 def estimate_cost(model: str, usage: LLMUsage) -> tuple[float, bool]:
     """(USD, whether the model is in pricing.json): longest matching model-id prefix wins."""
-    matches = [k for k in _prices() if model == k or model.startswith(k + "-")]
-    if not matches:
+    key = longest_prefix(model, _prices())
+    if key is None:
         return 0.0, False
-    p = _prices()[max(matches, key=len)]
+    p = _prices()[key]
     total = (
         usage.input_tokens * p["input"]
         + usage.output_tokens * p["output"]

@@ -1,8 +1,16 @@
 """A fake Anthropic Messages API on 127.0.0.1 for tests: real HTTP, the real wire format.
 
-Each test scripts the replies (`Reply`, built with `tool_reply`, `text_reply`, `error_reply`) and
-reads back the requests the fake received. Replies follow the request's `stream` flag: a JSON
-Message, or the SSE event sequence the SDK's stream accumulator expects.
+Each test scripts the replies (`Reply`, built with `plan_reply`, `text_reply`, `error_reply`) and reads back the requests the fake received. Replies follow the request's
+`stream` flag: a JSON Message, or the SSE event sequence the SDK's stream accumulator expects.
+
+The fake plays models (`FakeAnthropic.models`, by model id; an id not listed accepts anything):
+- `CURRENT_SONNET` (`REJECTS_FORCED_TOOLS`): like the current Sonnet, answers a forced tool call
+  or a non-default sampling parameter with a 400, thinks before it answers;
+- `NO_STRUCTURED_MODEL` (`NO_STRUCTURED_OUTPUTS`): answers `output_config.format` with a 400;
+- a profile with `answer=` (see `rule_breaker`): answers that plan whenever no reply is scripted,
+  e.g. a schema-valid plan that breaks the page rules, so the repair loop runs.
+A structured-outputs request is checked like the API does (the schema subset, the limits on
+optional and union-typed parameters), and the answer it gets must match the schema it sent.
 """
 
 from __future__ import annotations
@@ -10,9 +18,11 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import jsonschema
 
 # SSE chunks of a tool input are cut this small so the SDK really reassembles partial JSON.
 JSON_CHUNK_CHARS = 64
@@ -31,7 +41,43 @@ class Reply:
     error: dict[str, str] | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
-    raw_tool_json: str | None = None  # streamed instead of json.dumps(input): truncated output
+    answer: Any = None  # with `message` None: this JSON, in the form the request asks for
+    stop_reason: str = "end_turn"
+    usage: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """What one fake model accepts, and what it answers when no reply is scripted."""
+
+    forced_tool_use: bool = True
+    structured_outputs: bool = True
+    sampling_params: bool = True
+    thinks: bool = False  # a thinking block before the answer (adaptive thinking)
+    answer: Any = None
+
+
+CURRENT_SONNET = "claude-sonnet-5-5"
+NO_STRUCTURED_MODEL = "claude-opus-4-1"
+REJECTS_FORCED_TOOLS = ModelProfile(forced_tool_use=False, sampling_params=False, thinks=True)
+NO_STRUCTURED_OUTPUTS = ModelProfile(structured_outputs=False)
+# The API's own words (https://github.com/anomalyco/opencode/issues/46735, and for
+# output_config https://github.com/anomalyco/models.dev/pull/1765); the sampling one is ours.
+FORCED_TOOL_ERROR = 'tool_choice: type "tool" and "any" are not supported for this model.'
+NO_STRUCTURED_ERROR = "output_config.format: Extra inputs are not permitted"
+SAMPLING_ERROR = "{}: non-default sampling parameters are not supported for this model"
+SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
+# Structured outputs: the keywords a schema node may carry, and the documented limits.
+SCHEMA_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "anyOf", "allOf",
+    "enum", "const", "description", "title", "$ref", "$defs", "format", "minItems",
+}  # fmt: skip
+MAX_OPTIONAL, MAX_UNION = 24, 16
+
+
+def rule_breaker(plan: dict[str, Any]) -> ModelProfile:
+    """The current Sonnet, answering `plan` (schema-valid, against the page rules) every time."""
+    return replace(REJECTS_FORCED_TOOLS, answer=plan)
 
 
 @dataclass
@@ -67,22 +113,18 @@ def _message(
     }
 
 
-def tool_reply(
-    name: str,
-    tool_input: Any,
-    *,
-    stop_reason: str = "tool_use",
-    use: dict[str, int] | None = None,
-    raw_tool_json: str | None = None,
-) -> Reply:
-    block = {"type": "tool_use", "id": "toolu_fake_1", "name": name, "input": tool_input}
-    return Reply(message=_message([block], stop_reason, use), raw_tool_json=raw_tool_json)
-
-
 def text_reply(
     text: str, *, stop_reason: str = "end_turn", use: dict[str, int] | None = None
 ) -> Reply:
     return Reply(message=_message([{"type": "text", "text": text}], stop_reason, use))
+
+
+def plan_reply(
+    answer: Any, *, stop_reason: str = "end_turn", use: dict[str, int] | None = None
+) -> Reply:
+    """`answer` as the request asks for it: the JSON text of a structured-outputs reply, or the
+    input of a call to the request's tool (stop reason "tool_use")."""
+    return Reply(answer=answer, stop_reason=stop_reason, usage=use)
 
 
 def error_reply(
@@ -94,10 +136,15 @@ def error_reply(
 
 
 class FakeAnthropic:
-    """Start with `with FakeAnthropic() as fake:`; set `fake.replies` / `fake.count_tokens`."""
+    """Start with `with FakeAnthropic() as fake:`; set `fake.replies` / `fake.count_tokens`,
+    and `fake.models` to change what a model id accepts or answers."""
 
     def __init__(self) -> None:
         self.replies: list[Reply] = []
+        self.models: dict[str, ModelProfile] = {
+            CURRENT_SONNET: REJECTS_FORCED_TOOLS,
+            NO_STRUCTURED_MODEL: NO_STRUCTURED_OUTPUTS,
+        }
         self.count_tokens: int | Reply | None = None  # None: a rough estimate of the body
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -127,6 +174,10 @@ class FakeAnthropic:
 
     def _next(self, path: str, body: dict[str, Any]) -> Reply:
         with self._lock:
+            profile = self.models.get(str(body.get("model")), ModelProfile())
+            refused = _refusal(profile, body)
+            if refused is not None:
+                return refused  # the model never saw the request: no scripted reply is used
             if path.endswith("/count_tokens"):
                 if isinstance(self.count_tokens, Reply):
                     return self.count_tokens
@@ -136,9 +187,15 @@ class FakeAnthropic:
                     else len(json.dumps(body)) // 4
                 )
                 return Reply(message={"input_tokens": n})
-            if not self.replies:
+            if self.replies:
+                reply = self.replies.pop(0)
+            elif profile.answer is not None:
+                reply = plan_reply(profile.answer)
+            else:
                 return error_reply(500, "api_error", "fake: no scripted reply left")
-            return self.replies.pop(0)
+            if reply.error is not None or reply.message is not None:
+                return reply
+            return _answer(reply, body, profile.thinks)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -197,21 +254,103 @@ class FakeAnthropic:
         return Handler
 
 
+def _refusal(profile: ModelProfile, body: dict[str, Any]) -> Reply | None:
+    """The 400 the API gives for a request this model does not accept, or None."""
+    if not profile.forced_tool_use and (body.get("tool_choice") or {}).get("type") in (
+        "tool",
+        "any",
+    ):
+        return error_reply(400, "invalid_request_error", FORCED_TOOL_ERROR)
+    for param in SAMPLING_PARAMS:
+        if not profile.sampling_params and param in body:
+            return error_reply(400, "invalid_request_error", SAMPLING_ERROR.format(param))
+    fmt = (body.get("output_config") or {}).get("format")
+    if fmt is None:
+        return None
+    if not profile.structured_outputs:
+        return error_reply(400, "invalid_request_error", NO_STRUCTURED_ERROR)
+    problem = schema_problem(fmt.get("schema") or {})
+    return None if problem is None else error_reply(400, "invalid_request_error", problem)
+
+
+def schema_problem(schema: dict[str, Any]) -> str | None:
+    """Why structured outputs would refuse `schema` (its subset and complexity limits)."""
+    where = "output_config.format.schema"
+    optional = unions = 0
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        extra = sorted(set(node) - SCHEMA_KEYWORDS)
+        if extra or node.get("minItems", 0) > 1:
+            found = ", ".join(extra) or "minItems"
+            return f"{where}: For '{node.get('type')}' type, properties {found} are not supported"
+        props = node.get("properties", {})
+        if node.get("type") == "object" and node.get("additionalProperties") is not False:
+            return f"{where}: For 'object' type, 'additionalProperties' must be explicitly set to false"
+        optional += len(set(props) - set(node.get("required", [])))
+        unions += sum(1 for v in props.values() if "anyOf" in v or isinstance(v.get("type"), list))
+        stack += [*props.values(), *node.get("$defs", {}).values()]
+        stack += [node[k] for k in ("items", "anyOf", "allOf") if k in node]
+    if unions > MAX_UNION:
+        return (
+            f"Schemas contains too many parameters with union types ({unions}, limit: {MAX_UNION})"
+        )
+    if optional > MAX_OPTIONAL:
+        return f"Schemas contains too many optional parameters ({optional}, limit: {MAX_OPTIONAL})"
+    return None
+
+
+def _answer(reply: Reply, body: dict[str, Any], thinks: bool) -> Reply:
+    """`reply.answer` in the form `body` asks for: structured-outputs JSON text (checked against
+    the schema sent), a call to the request's first tool, or plain text."""
+    fmt = (body.get("output_config") or {}).get("format")
+    blocks: list[dict[str, Any]] = []
+    if thinks:
+        blocks.append({"type": "thinking", "thinking": "Plan the page.", "signature": "sig-fake"})
+    stop = reply.stop_reason
+    if fmt is not None:
+        try:
+            jsonschema.validate(reply.answer, fmt["schema"])
+        except jsonschema.ValidationError as err:
+            return error_reply(
+                500, "api_error", f"fake: the scripted answer breaks the schema: {err.message}"
+            )
+        blocks.append({"type": "text", "text": json.dumps(reply.answer, ensure_ascii=False)})
+    elif body.get("tools"):
+        name = body["tools"][0]["name"]
+        blocks.append(
+            {"type": "tool_use", "id": "toolu_fake_1", "name": name, "input": reply.answer}
+        )
+        stop = "tool_use" if stop == "end_turn" else stop
+    else:
+        blocks.append({"type": "text", "text": json.dumps(reply.answer, ensure_ascii=False)})
+    return replace(reply, message=_message(blocks, stop, reply.usage))
+
+
 def _sse_events(reply: Reply) -> list[dict[str, Any]]:
     msg = dict(reply.message or {})
     use = dict(msg.get("usage") or usage())
     start = {**msg, "content": [], "stop_reason": None, "usage": {**use, "output_tokens": 1}}
     events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
     for i, block in enumerate(msg.get("content") or []):
-        if block["type"] == "tool_use":
+        if block["type"] == "thinking":
+            start_block = {"type": "thinking", "thinking": "", "signature": ""}
+            events.append({"type": "content_block_start", "index": i, "content_block": start_block})
+            for delta in (
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block["signature"]},
+            ):
+                events.append({"type": "content_block_delta", "index": i, "delta": delta})
+        elif block["type"] == "tool_use":
             events.append(
                 {"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}}
             )
-            text = (
-                reply.raw_tool_json
-                if reply.raw_tool_json is not None
-                else json.dumps(block["input"], ensure_ascii=False)
-            )
+            text = json.dumps(block["input"], ensure_ascii=False)
             for k in range(0, len(text), JSON_CHUNK_CHARS):
                 events.append(
                     {

@@ -8,12 +8,15 @@ from typing import Any
 
 import pytest
 from fake_anthropic import (
+    CURRENT_SONNET,
+    NO_STRUCTURED_MODEL,
     TEST_KEY,
     FakeAnthropic,
     Recorded,
     error_reply,
+    plan_reply,
+    rule_breaker,
     text_reply,
-    tool_reply,
     usage,
 )
 from plans import SCENARIOS, invalid_plan_input, valid_plan_input, values_for, write_folder
@@ -79,7 +82,7 @@ def _assert_no_key_on_disk(root: Path) -> None:
 
 
 def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(1000, 2000, 800, 0))]
+    fake.replies = [plan_reply(valid_plan_input(), use=usage(1000, 2000, 800, 0))]
     result = _extract(corpus, tmp_path / "out")
     assert result.plan.title == "推理服务图解"
     assert len(result.plan.concepts) == 8
@@ -88,15 +91,18 @@ def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Pa
     assert result.plan.meta.source_hash == corpus_hash(corpus)
     assert result.plan.meta.path == "direct"
     assert result.usage.input_tokens == 1000 and result.usage.cache_creation_input_tokens == 800
-    # claude-sonnet-4-6: 1000*3 + 2000*15 + 800*3.75 per MTok
-    assert result.cost_usd == pytest.approx((3000 + 30000 + 3000) / 1e6)
+    # claude-sonnet-5-5: 1000*2 + 2000*10 + 800*2.5 per MTok
+    assert result.cost_usd == pytest.approx((2000 + 20000 + 2000) / 1e6)
     assert result.plan.meta.usage and result.plan.meta.usage["cost_usd"] == pytest.approx(
         result.cost_usd
     )
     [req] = fake.messages()
-    assert req.body["tool_choice"] == {"type": "tool", "name": PLAN_TOOL}
+    # The current Sonnet by default, asked by structured outputs (the fake refuses forcing).
+    assert req.body["model"] == CURRENT_SONNET
+    assert req.body["output_config"]["format"]["type"] == "json_schema"
+    assert "tool_choice" not in req.body and "tools" not in req.body
+    assert not {"temperature", "top_p", "top_k"} & set(req.body)
     assert req.body["stream"] is True  # a long output is streamed (SSE)
-    assert req.body["model"] == "claude-sonnet-4-6"
     assert "chunked_prefill" in req.body["system"] and "D.ttft" in req.body["system"]
     _assert_corpus_sent_once(req, corpus)
     assert TEST_KEY in (req.headers.get("x-api-key", "") + req.headers.get("authorization", ""))
@@ -106,34 +112,61 @@ def test_valid_plan_first_time(fake: FakeAnthropic, corpus: Corpus, tmp_path: Pa
     assert f"${result.cost_usd:.4f}" in line
 
 
-def test_invalid_plan_then_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    fake.replies = [
-        tool_reply(PLAN_TOOL, invalid_plan_input()),
-        tool_reply(PLAN_TOOL, valid_plan_input(), use=usage(50, 2000, 0, 1000)),
-    ]
-    result = _extract(corpus, tmp_path / "out")
-    assert result.attempts == 2 and len(result.plan.concepts) == 8
-    assert result.usage.calls == 2 and result.usage.cache_read_input_tokens == 1000
-    first, repair = fake.messages()
-    _assert_corpus_sent_once(repair, corpus)
-    assistant = repair.body["messages"][1]
-    assert assistant["role"] == "assistant"
-    assert (
-        assistant["content"][0]["input"]["route"][0]["url"]
-        == "https://invented.example.com/nowhere"
-    )
-    [result_block] = repair.body["messages"][2]["content"]
-    assert result_block["type"] == "tool_result" and result_block["is_error"] is True
-    text = result_block["content"]
+def _assert_violations_said(text: str) -> None:
     assert "concepts: List should have at least 8 items" in text
     assert "concepts[2].trouble.caption: 16 characters after filling, limit 15" in text
     assert "route[0].url: not from the sources: https://invented.example.com/nowhere" in text
     assert "concepts[0].citations[0].quote: not found in source '01-loop'" in text
 
 
+def test_invalid_plan_then_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
+    """Structured outputs: the schema-valid answer that breaks the page rules is replayed as
+    JSON text and the violations follow as text; the repaired answer is accepted."""
+    fake.replies = [
+        plan_reply(invalid_plan_input()),
+        plan_reply(valid_plan_input(), use=usage(50, 2000, 0, 1000)),
+    ]
+    result = _extract(corpus, tmp_path / "out")
+    assert result.attempts == 2 and len(result.plan.concepts) == 8
+    assert result.usage.calls == 2 and result.usage.cache_read_input_tokens == 1000
+    first, repair = fake.messages()
+    assert repair.body["output_config"] == first.body["output_config"]
+    assert "tool_choice" not in repair.body
+    _assert_corpus_sent_once(repair, corpus)
+    assistant = repair.body["messages"][1]
+    assert assistant["role"] == "assistant"
+    [answer] = assistant["content"]  # the thinking block is not replayed
+    assert answer["type"] == "text"
+    assert json.loads(answer["text"])["route"][0]["url"] == "https://invented.example.com/nowhere"
+    [violations] = repair.body["messages"][2]["content"]
+    assert violations["type"] == "text" and "answer again with the COMPLETE" in violations["text"]
+    _assert_violations_said(violations["text"])
+
+
+def test_invalid_plan_repaired_through_tool_use(
+    fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
+) -> None:
+    """A model without structured outputs: forced tool use, violations as a tool_result."""
+    fake.replies = [plan_reply(invalid_plan_input()), plan_reply(valid_plan_input())]
+    result = _extract(corpus, tmp_path / "out", model=NO_STRUCTURED_MODEL)
+    assert result.attempts == 2 and result.model == NO_STRUCTURED_MODEL
+    first, repair = fake.messages()
+    assert "output_config" not in first.body
+    assert first.body["tool_choice"] == {"type": "tool", "name": PLAN_TOOL}
+    assert "Call `submit_plan` once" in first.body["messages"][0]["content"][1]["text"]
+    assistant = repair.body["messages"][1]
+    assert (
+        assistant["content"][0]["input"]["route"][0]["url"]
+        == "https://invented.example.com/nowhere"
+    )
+    [result_block] = repair.body["messages"][2]["content"]
+    assert result_block["type"] == "tool_result" and result_block["is_error"] is True
+    _assert_violations_said(result_block["content"])
+
+
 def test_overloaded_twice_then_success(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
     busy = error_reply(529, "overloaded_error", "Overloaded", {"retry-after-ms": "5"})
-    fake.replies = [busy, busy, tool_reply(PLAN_TOOL, valid_plan_input())]
+    fake.replies = [busy, busy, plan_reply(valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     assert result.attempts == 1
     assert len(fake.messages()) == 3
@@ -153,13 +186,8 @@ def test_retry_after_too_long_gives_up_at_once(
 def test_truncated_output_retried_with_higher_limit(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
-    cut = tool_reply(
-        PLAN_TOOL,
-        {"title": "推理"},
-        stop_reason="max_tokens",
-        raw_tool_json='{"title": "推理服务图解", "concepts": [{"id": "lo',
-    )
-    fake.replies = [cut, tool_reply(PLAN_TOOL, valid_plan_input())]
+    cut = text_reply('{"title": "推理服务图解", "concepts": [{"id": "lo', stop_reason="max_tokens")
+    fake.replies = [cut, plan_reply(valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     first, second = fake.messages()
     assert first.body["max_tokens"] == PLAN_MAX_TOKENS
@@ -170,9 +198,9 @@ def test_truncated_output_retried_with_higher_limit(
 def test_truncated_at_cap_falls_back_to_notes(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
-    cut = tool_reply(PLAN_TOOL, {"title": "x"}, stop_reason="max_tokens")
-    notes = tool_reply("record_notes", {"concepts": [{"name": "主循环"}], "quotes": []})
-    fake.replies = [cut, cut, notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
+    cut = text_reply('{"title": "x", "con', stop_reason="max_tokens")
+    notes = plan_reply({"concepts": [{"name": "主循环"}], "quotes": []})
+    fake.replies = [cut, cut, notes, notes, plan_reply(valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     assert result.path == "notes" and result.plan.meta.path == "notes"
     assert [r.body["max_tokens"] for r in fake.messages()][:2] == [
@@ -184,7 +212,7 @@ def test_truncated_at_cap_falls_back_to_notes(
 def test_malformed_json_is_repaired(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
     fake.replies = [
         text_reply('```json\n{"title": "推理", "concepts": [,,]\n```'),
-        tool_reply(PLAN_TOOL, valid_plan_input()),
+        plan_reply(valid_plan_input()),
     ]
     result = _extract(corpus, tmp_path / "out")
     assert result.attempts == 2
@@ -254,7 +282,7 @@ def test_refusal_is_a_clear_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_p
 def test_repair_gives_up_and_saves_best_attempt(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
-    fake.replies = [tool_reply(PLAN_TOOL, invalid_plan_input()) for _ in range(3)]
+    fake.models[CURRENT_SONNET] = rule_breaker(invalid_plan_input())  # answers it every time
     out = tmp_path / "out"
     with pytest.raises(PlanRepairFailed) as err:
         _extract(corpus, out, max_rounds=3)
@@ -272,7 +300,7 @@ def test_cache_reuses_identical_request_unless_refresh(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input())]
+    fake.replies = [plan_reply(valid_plan_input())]
     first = _extract(corpus, out)
     assert len(list((out / "llm").glob("*.json"))) == 1
     second = _extract(corpus, out)
@@ -282,7 +310,7 @@ def test_cache_reuses_identical_request_unless_refresh(
     assert second.plan.concepts == first.plan.concepts
     assert second.usage.calls == 0 and second.cost_usd == 0
     assert "from the cache" in format_usage(second)
-    fake.replies = [tool_reply(PLAN_TOOL, valid_plan_input())]
+    fake.replies = [plan_reply(valid_plan_input())]
     third = _extract(corpus, out, refresh=True)
     assert not third.cached and len(fake.messages()) == 2
 
@@ -292,18 +320,20 @@ def test_large_corpus_takes_the_notes_path(
 ) -> None:
     fake.count_tokens = 10**6
     kept = "KV cache 把算过的中间结果存起来，下一步不用重算。"
-    notes = tool_reply(
-        "record_notes",
+    notes = plan_reply(
         {
             "concepts": [{"name": "KV 缓存", "problem": "重算"}],
             "quotes": [{"quote": kept}, {"quote": "编造的句子不应出现"}],
         },
     )
-    fake.replies = [notes, notes, tool_reply(PLAN_TOOL, valid_plan_input())]
+    fake.replies = [notes, notes, plan_reply(valid_plan_input())]
     result = _extract(corpus, tmp_path / "out")
     assert result.path == "notes" and result.usage.calls == 3
     note_reqs, plan_req = fake.messages()[:2], fake.messages()[2]
     assert all("stream" not in r.body for r in note_reqs)  # short outputs: plain JSON replies
+    for r in note_reqs:  # notes too are asked by structured outputs, not a forced tool call
+        assert "tool_choice" not in r.body
+        assert "quotes" in r.body["output_config"]["format"]["schema"]["properties"]
     corpus_block = plan_req.body["messages"][0]["content"][0]
     assert corpus_block["cache_control"] == {"type": "ephemeral"}
     assert 'kind="notes"' in corpus_block["text"] and kept in corpus_block["text"]
@@ -311,7 +341,7 @@ def test_large_corpus_takes_the_notes_path(
 
 
 def test_timeout_becomes_llm_error(fake: FakeAnthropic, corpus: Corpus, tmp_path: Path) -> None:
-    slow = tool_reply(PLAN_TOOL, valid_plan_input())
+    slow = plan_reply(valid_plan_input())
     slow.delay_s = 0.6
     fake.replies = [slow, slow]
     client = LLMClient(
@@ -334,7 +364,7 @@ def test_example_folder_returns_the_scripted_plan(fake: FakeAnthropic, tmp_path:
     plan_file = EXAMPLE / "plan.json"
     shipped = json.loads(plan_file.read_text(encoding="utf-8"))
     answer = {k: v for k, v in shipped.items() if k not in ("meta", "format")}
-    fake.replies = [tool_reply(PLAN_TOOL, answer)]
+    fake.replies = [plan_reply(answer)]  # the fake checks it against the schema it was sent
     corpus = ingest_folder(EXAMPLE)
     result = extract_plan(
         corpus, lang="zh", stuck=["chunked_prefill"], out_dir=tmp_path / "out", scenarios=SCENARIOS
