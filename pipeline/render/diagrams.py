@@ -1,60 +1,31 @@
-"""The page's thin adapter over `pipeline.draw`: one call per diagram the page shows.
-
-Every SVG on the page comes from the drawing engineer's functions. While one of them has not
-landed yet, the adapter draws a clearly marked placeholder box (same markup contract) so the page
-can be built and checked; errors raised INSIDE a drawing function (e.g. a caption that cannot fit)
-always propagate.
-"""
+"""The page's thin adapter over `pipeline.draw`: one call per diagram the page shows, returning
+markup the page template can insert (wide and phone layouts side by side where a diagram has
+both). Errors raised inside a drawing (e.g. a caption that cannot fit) propagate."""
 
 from __future__ import annotations
 
 import html
-import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 from markupsafe import Markup, escape
 
-from pipeline.plan.model import Concept, Panel, Plan
+from pipeline.draw import (
+    draw_main_thread,
+    draw_panel,
+    draw_ruler,
+    draw_stamp,
+    draw_step_strip,
+    draw_symbol_defs,
+    draw_tick,
+)
+from pipeline.plan.model import Concept, Panel, Plan, Progress
 
-PANEL_VIEWBOX = (400, 260)
-PANEL_INSET = 16
-WIDE_VIEWBOX = (1000, 300)
+Side = Literal["trouble", "fix"]
+
 STAMP_VIEWBOX = (120, 80)
-TICK_VIEWBOX = (24, 24)
-STRIP_VIEWBOX = (640, 90)
-
-
-def _drawing(module: str, name: str) -> Callable[..., str] | None:
-    """The drawing function, or None while its module (or the function) does not exist yet."""
-    try:
-        mod = importlib.import_module(f"pipeline.draw.{module}")
-    except ImportError as err:
-        # Only a drawing module that is missing or half-landed counts as "pending".
-        if err.name and err.name.startswith("pipeline.draw"):
-            return None
-        raise
-    func = getattr(mod, name, None)
-    return func if callable(func) else None
-
-
-def _placeholder(
-    svg_id: str, what: str, size: tuple[int, int], extra: str = "", role: str = "label"
-) -> str:
-    """A dashed box saying which drawing is missing; obeys templates/MARKUP.md."""
-    w, h = size
-    label = f"[{what}: drawing pending]"
-    return (
-        f'<svg id="{escape(svg_id)}" class="placeholder" role="img" viewBox="0 0 {w} {h}"{extra}>'
-        f"<title>{escape(label)}</title><desc>{escape(label)}</desc>"
-        f'<g class="ink"><rect x="4" y="4" width="{w - 8}" height="{h - 8}" rx="10" '
-        f'fill="none" stroke="var(--idle)" stroke-width="2" stroke-dasharray="8 6"/></g>'
-        f'<g class="words"><text id="{escape(svg_id)}-ph" data-role="{role}" x="{w // 2}" '
-        f'y="{h // 2}" text-anchor="middle" font-size="{min(16, h // 3)}" fill="var(--ink)">'
-        f"{escape(label)}</text></g></svg>"
-    )
 
 
 def panel_svg(
@@ -67,13 +38,16 @@ def panel_svg(
     lang: str,
     overrides: Mapping[str, Mapping[str, Any]] | None,
 ) -> Markup:
-    draw = _drawing("panel", "draw_panel")
-    if draw is None:
-        w, h = PANEL_VIEWBOX
-        extra = f' data-panel="{escape(concept.id)}/{side}" data-inset="{PANEL_INSET}"'
-        svg = _placeholder(f"panel-{concept.id}-{side}", f"{panel.scene} panel", (w, h), extra)
-        return Markup(svg.replace('class="placeholder"', 'class="panel placeholder"', 1))
-    return Markup(draw(concept, side, panel, trace, values, lang=lang, overrides=overrides or {}))
+    svg = draw_panel(
+        concept,
+        cast(Side, side),  # the page passes "trouble" or "fix"
+        panel,
+        cast(dict[str, Any] | None, trace),
+        values,
+        lang=lang,
+        overrides=overrides or {},
+    )
+    return Markup(svg)
 
 
 def _both(wide: str, narrow: str) -> Markup:
@@ -83,10 +57,7 @@ def _both(wide: str, narrow: str) -> Markup:
 
 
 def main_thread_svg(plan: Plan, *, lang: str) -> Markup:
-    draw = _drawing("main_thread", "draw_main_thread")
-    if draw is None:
-        return Markup(_placeholder("main-thread-svg", "main thread", WIDE_VIEWBOX))
-    return _both(draw(plan, lang=lang), draw(plan, lang=lang, narrow=True))
+    return _both(draw_main_thread(plan, lang=lang), draw_main_thread(plan, lang=lang, narrow=True))
 
 
 @dataclass(frozen=True)
@@ -111,40 +82,28 @@ def cast_legend(plan: Plan, *, lang: str) -> tuple[list[CastItem], list[CastItem
 
 
 def ruler_svg(plan: Plan, sweep: Mapping[str, Any] | None, *, lang: str) -> Markup:
-    draw = _drawing("ruler", "draw_ruler")
-    if draw is None:
-        return Markup(_placeholder("ruler-svg", "ruler", WIDE_VIEWBOX))
-    return _both(draw(plan, sweep or {}, lang=lang), draw(plan, sweep or {}, lang=lang, narrow=True))
+    wide = draw_ruler(plan, sweep or {}, lang=lang)
+    return _both(wide, draw_ruler(plan, sweep or {}, lang=lang, narrow=True))
 
 
 def step_strip_svg(
     trace: Mapping[str, Any], step_index: int, *, lang: str, focus: list[str]
 ) -> Markup:
-    draw = _drawing("steps", "draw_step_strip")
-    if draw is None:
-        return Markup(_placeholder(f"strip-{step_index}", f"step {step_index}", STRIP_VIEWBOX))
-    return Markup(draw(trace, step_index, lang=lang, focus=focus))
+    return Markup(draw_step_strip(trace, step_index, lang=lang, focus=focus))
 
 
 def symbol_defs(*, lang: str) -> Markup:
     """The drawings' shared definitions (wobble filters, the cast as `<use>` targets), inserted
-    once at the top of the body; empty while `pipeline.draw.defs` has not landed."""
-    draw = _drawing("defs", "draw_symbol_defs")
-    return Markup(draw(lang)) if draw is not None else Markup("")
+    once at the top of the body."""
+    return Markup(draw_symbol_defs(lang))
 
 
 def stamp_svg(state: str, *, lang: str, seed_id: str) -> Markup:
-    draw = _drawing("stamp", "draw_stamp")
-    if draw is None:
-        return Markup(_placeholder(f"{seed_id}-svg", state, STAMP_VIEWBOX, role="tag"))
-    return Markup(draw(state, lang=lang, seed_id=seed_id))
+    return Markup(draw_stamp(cast(Progress, state), lang=lang, seed_id=seed_id))
 
 
 def tick_svg(*, seed_id: str) -> Markup:
-    draw = _drawing("stamp", "draw_tick")
-    if draw is None:
-        return Markup(_placeholder(f"{seed_id}-svg", "tick", TICK_VIEWBOX, role="tag"))
-    return Markup(draw(seed_id=seed_id))
+    return Markup(draw_tick(seed_id=seed_id))
 
 
 @dataclass(frozen=True)
