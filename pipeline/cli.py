@@ -58,7 +58,7 @@ def _prepare(args: argparse.Namespace) -> Any:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import run_build
+    from pipeline.build.runner import run_build
     from pipeline.errors import BuildProblems
 
     console = _console(args.json)
@@ -103,11 +103,10 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import stage_ingest
-    from pipeline.build.state import build_lock
+    from pipeline.build.runner import run_ingest
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
+    build = _prepare(args)
+    corpus = run_ingest(build)
     if args.json:
         _print_json(json.loads(corpus.model_dump_json()))
         return 0
@@ -124,63 +123,38 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from pipeline.atomic import write_atomic
-    from pipeline.build.stages import apply_config, extract_with_llm, stage_ingest
-    from pipeline.build.state import build_lock
-    from pipeline.plan.extract import format_usage
+    from pipeline.build.runner import extract_plan_for
     from pipeline.plan.model import dump_plan
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-        result = extract_with_llm(build, corpus, refresh=args.refresh)
-        path = build.dir / "plan.json"
-        plan = apply_config(result.plan, build.config, path)
-        write_atomic(path, dump_plan(plan))
+    made = extract_plan_for(_prepare(args), refresh=args.refresh)
     console = _console(args.json)
     console.print(
-        f"plan: {len(plan.concepts)} concepts ({result.path} path"
-        f"{', cached' if result.cached else ''}) → {_shown(path)}"
+        f"plan: {len(made.plan.concepts)} concepts ({made.how} path"
+        f"{', cached' if made.cached else ''}) → {_shown(made.path)}"
     )
-    console.print(_shown(format_usage(result)))
+    console.print(_shown(made.usage_line))
     if args.json:
-        _print_json(json.loads(dump_plan(plan)))
+        _print_json(json.loads(dump_plan(made.plan)))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import apply_config, stage_ingest
-    from pipeline.build.state import build_lock
-    from pipeline.plan.model import load_plan
-    from pipeline.plan.rules import check_plan
-    from pipeline.simulate.results import run_sim, scenario_catalogue
+    from pipeline.build.runner import validate_plan
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-    path = Path(args.plan) if args.plan else build.src / "plan.json"
-    plan = apply_config(load_plan(path), build.config, path)
-    check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
-    sim = run_sim(plan)
-    check_plan(
-        plan, corpus, file=path, values_for=sim.values, scenario_ids=set(scenario_catalogue())
-    )
+    valid = validate_plan(_prepare(args), Path(args.plan) if args.plan else None)
     if args.json:
-        _print_json({"ok": True, "plan": str(path), "concepts": len(plan.concepts)})
+        _print_json({"ok": True, "plan": str(valid.path), "concepts": valid.concepts})
     else:
-        counts = f"{len(plan.concepts)} concepts, {len(plan.route)} route stops"
-        print(f"{terminal_safe(path)}: valid ({counts})")
+        counts = f"{valid.concepts} concepts, {valid.route_stops} route stops"
+        print(f"{terminal_safe(valid.path)}: valid ({counts})")
     return 0
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import stage_ingest, stage_links, stage_plan
-    from pipeline.build.state import build_lock
+    from pipeline.build.runner import check_links_for
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-        plan = stage_plan(build, corpus)
-        report = stage_links(
-            build, plan, corpus, allow_private=args.allow_private, refresh=args.refresh
-        )
+    build = _prepare(args)
+    report = check_links_for(build, allow_private=args.allow_private, refresh=args.refresh)
     if args.json:
         _print_json(json.loads(report.model_dump_json()))
     else:
@@ -191,7 +165,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import run_build
+    from pipeline.build.runner import run_build
 
     build = _prepare(args)
     run_build(build, until="render")
@@ -210,21 +184,11 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pipeline.build.state import build_lock, inputs_hash
-    from pipeline.publish.local import publish
+    from pipeline.build.runner import publish_build
 
-    with build_lock(_prepare(args)) as build:
-        result = publish(
-            build.dir,
-            Path(args.out) / "site",
-            name=build.name,
-            allow_unverified=args.allow_unverified,
-            to=args.to,
-            push=args.push,
-            base_url=build.config.publish.base_url,
-            current_inputs_hash=inputs_hash(build),
-            keep=build.config.publish.keep,
-        )
+    result = publish_build(
+        _prepare(args), allow_unverified=args.allow_unverified, to=args.to, push=args.push
+    )
     if args.json:
         _print_json({"address": result.address, "bullets": result.bullets})
         return 0
