@@ -206,41 +206,89 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pipeline.doctor import diagnose
+    from pipeline.errors import EnvironmentMissing
+
+    report = diagnose(Path(args.out))
+    if args.json:
+        _print_json(report.as_json())
+    else:
+        for f in report.findings:
+            mark = "ok" if f.ok else ("missing" if f.required else "not set")
+            fix = f"  → {f.fix}" if f.fix else ""
+            print(terminal_safe(f"{mark:<8} {f.name:<14} {f.detail}{fix}"))
+    if report.missing:
+        names = ", ".join(f.name for f in report.missing)
+        raise EnvironmentMissing(f"`tujie build` needs what is missing here: {names} (fixes above)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """The `tujie` parser; the README's command section is generated from it (`make readme`)."""
     parser = argparse.ArgumentParser(
         prog="tujie",
         description="图解 tujie: turn a folder of learning material into one illustrated HTML page.",
         epilog=EPILOG,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_build(sub)
+    _add_plan_commands(sub)
+    _add_links(sub)
+    _add_page_commands(sub)
+    _add_publish(sub)
+    _add_tools(sub)
+    return parser
 
-    def add(
-        name: str,
-        func: Callable[[argparse.Namespace], int],
-        help_text: str,
-        *,
-        src: bool = True,
-        json_flag: bool = True,
-    ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, epilog=EPILOG)
-        if src:
-            p.add_argument(
-                "src",
-                nargs="?",
-                default=DEFAULT_SRC,
-                help=f"the folder of articles (default: {DEFAULT_SRC})",
-            )
-            p.add_argument(
-                "--out",
-                default=os.environ.get("TUJIE_OUTPUT", "output"),
-                help="the output root (default: output, or $TUJIE_OUTPUT)",
-            )
-        if json_flag:
-            p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-        p.set_defaults(func=func)
-        return p
 
-    p = add(
+Subparsers = Any  # argparse's _SubParsersAction is private
+
+
+def _command(
+    sub: Subparsers,
+    name: str,
+    func: Callable[[argparse.Namespace], int],
+    help_text: str,
+    *,
+    src: bool = True,
+    out: bool = True,
+    json_flag: bool = True,
+) -> argparse.ArgumentParser:
+    """A subcommand with the options most share: SRC, --out, --json."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=help_text, epilog=EPILOG
+    )
+    if src:
+        p.add_argument(
+            "src",
+            nargs="?",
+            metavar="SRC",
+            default=DEFAULT_SRC,
+            help=f"the folder of articles (default: {DEFAULT_SRC})",
+        )
+    if out:
+        p.add_argument(
+            "--out",
+            default=os.environ.get("TUJIE_OUTPUT", "output"),
+            help="the output root (default: output, or $TUJIE_OUTPUT)",
+        )
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.set_defaults(func=func)
+    return p
+
+
+def _force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
+
+
+def _allow_private(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--allow-private", action="store_true", help=help_text)
+
+
+def _add_build(sub: Subparsers) -> None:
+    p = _command(
+        sub,
         "build",
         cmd_build,
         "run every stage (ingest → plan → links → sim → render → check → review)",
@@ -249,44 +297,89 @@ def build_parser() -> argparse.ArgumentParser:
         "--until",
         default="review",
         choices=["ingest", "plan", "links", "sim", "render", "check", "review"],
-        help="stop after this stage",
+        metavar="STAGE",
+        help="stop after this stage: ingest, plan, links, sim, render, check or review "
+        "(default: review)",
     )
-    p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-    p.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="let the link check reach private/loopback addresses (tests)",
+    _force(p)
+    _allow_private(p, "let the link check reach private/loopback addresses (tests)")
+
+
+def _add_plan_commands(sub: Subparsers) -> None:
+    _command(
+        sub, "ingest", cmd_ingest, "read the folder into sources.json (and list skipped files)"
     )
-    add("ingest", cmd_ingest, "read the folder into sources.json")
-    p = add("plan", cmd_plan, "extract the plan with the LLM (needs ANTHROPIC_API_KEY)")
+    p = _command(
+        sub,
+        "plan",
+        cmd_plan,
+        "extract the plan with the LLM into the output's plan.json (needs ANTHROPIC_API_KEY)",
+    )
     p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
-    p = add("validate", cmd_validate, "check a plan.json against every page rule")
-    p.add_argument("--plan", help="the plan file (default: SRC/plan.json)")
-    p = add("links", cmd_links, "verify every link the page will show into links.json")
-    p.add_argument("--refresh", action="store_true", help="ignore cached link results")
-    p.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="let the check reach private/loopback addresses (tests)",
+    p = _command(
+        sub,
+        "validate",
+        cmd_validate,
+        "check SRC/plan.json (or --plan FILE) against every page rule, simulator numbers filled in",
     )
-    add("render", cmd_render, "build up to index.html", json_flag=False)
+    p.add_argument("--plan", metavar="FILE", help="the plan file (default: SRC/plan.json)")
+
+
+def _add_links(sub: Subparsers) -> None:
+    p = _command(sub, "links", cmd_links, "verify every link the page will show into links.json")
+    p.add_argument(
+        "--refresh",
+        action="store_true",
+        help="re-check every link, ignoring cached results (each time it is given)",
+    )
+    _allow_private(p, "let the check reach private/loopback addresses (tests)")
+
+
+def _add_page_commands(sub: Subparsers) -> None:
+    _command(sub, "render", cmd_render, "build up to index.html", json_flag=False)
     for name, func, text in [
         ("check", cmd_check, "build, then check the page in headless Chrome"),
         ("review", cmd_review, "build, check, and write review.html"),
     ]:
-        p = add(name, func, text)
-        p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-        p.add_argument("--allow-private", action="store_true", help=argparse.SUPPRESS)
-    p = add("publish", cmd_publish, "publish the last reviewed build to output/site/<name>/")
+        p = _command(sub, name, func, text)
+        _force(p)
+        _allow_private(p, argparse.SUPPRESS)
+
+
+def _add_publish(sub: Subparsers) -> None:
+    p = _command(
+        sub, "publish", cmd_publish, "publish the last reviewed build to output/site/<name>/"
+    )
     p.add_argument(
         "--allow-unverified",
         action="store_true",
         help="publish even though some links could not be verified",
     )
-    p.add_argument("--to", help="DIR, or git:BRANCH to commit the site to a branch")
+    p.add_argument(
+        "--to",
+        metavar="DEST",
+        help="publish to another folder DIR, or commit the site to git:BRANCH",
+    )
     p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
-    add("schema", cmd_schema, "print the JSON Schema of plan.json", src=False, json_flag=False)
-    return parser
+
+
+def _add_tools(sub: Subparsers) -> None:
+    _command(
+        sub,
+        "schema",
+        cmd_schema,
+        "print the JSON Schema of plan.json",
+        src=False,
+        out=False,
+        json_flag=False,
+    )
+    _command(
+        sub,
+        "doctor",
+        cmd_doctor,
+        "report Chromium, fonts, axe-core, API key and folders, each with its fix",
+        src=False,
+    )
 
 
 def _report_spend(err: TujieError, *, json_mode: bool) -> None:
