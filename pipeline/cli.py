@@ -1,4 +1,5 @@
-"""The `tujie` command line: parse arguments, call the stages, turn errors into one line + exit code.
+"""The `tujie` command line: parse arguments, call one function per command (most are in
+`pipeline.build.runner`), print what it returns, and turn errors into one line + exit code.
 
 Exit codes: 0 ok · 1 problems found (check failed, publish refused) · 2 bad input or usage ·
 3 environment missing (browser, fonts, API key) · 4 the LLM call failed.
@@ -18,6 +19,7 @@ from pipeline.errors import EXIT_INPUT, TujieError
 from pipeline.terminal import json_for_terminal, terminal_safe
 
 DEFAULT_SRC = "examples/llm-inference"
+Subparsers = Any  # what `add_subparsers` returns (argparse's _SubParsersAction is private)
 EPILOG = (
     "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
 )
@@ -239,9 +241,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_publish(sub)
     _add_tools(sub)
     return parser
-
-
-Subparsers = Any  # argparse's _SubParsersAction is private
 
 
 def _command(
