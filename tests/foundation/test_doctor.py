@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_build_inputs import tujie
 
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_OK
 
+# A ready machine (exit 0) has the system Chromium and a CJK font.
+pytestmark = pytest.mark.browser
 SENTINEL = "sk-ant-DOCTOR-SENTINEL-5f3a9c"
 
 
