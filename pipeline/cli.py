@@ -9,20 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.cli_parser import build_parser
 from pipeline.errors import EXIT_INPUT, TujieError
 from pipeline.terminal import json_for_terminal, terminal_safe
-
-DEFAULT_SRC = "examples/llm-inference"
-Subparsers = Any  # what `add_subparsers` returns (argparse's _SubParsersAction is private)
-EPILOG = (
-    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
-)
 
 
 def _console(json_mode: bool) -> Any:
@@ -226,161 +220,6 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `tujie` parser; the README's command section is generated from it (`make readme`)."""
-    parser = argparse.ArgumentParser(
-        prog="tujie",
-        description="图解 tujie: turn a folder of learning material into one illustrated HTML page.",
-        epilog=EPILOG,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_build(sub)
-    _add_plan_commands(sub)
-    _add_links(sub)
-    _add_page_commands(sub)
-    _add_publish(sub)
-    _add_tools(sub)
-    return parser
-
-
-def _command(
-    sub: Subparsers,
-    name: str,
-    func: Callable[[argparse.Namespace], int],
-    help_text: str,
-    *,
-    src: bool = True,
-    out: bool = True,
-    json_flag: bool = True,
-) -> argparse.ArgumentParser:
-    """A subcommand with the options most share: SRC, --out, --json."""
-    p: argparse.ArgumentParser = sub.add_parser(
-        name, help=help_text, description=help_text, epilog=EPILOG
-    )
-    if src:
-        p.add_argument(
-            "src",
-            nargs="?",
-            metavar="SRC",
-            default=DEFAULT_SRC,
-            help=f"the folder of articles (default: {DEFAULT_SRC})",
-        )
-    if out:
-        p.add_argument(
-            "--out",
-            default=os.environ.get("TUJIE_OUTPUT", "output"),
-            help="the output root (default: output, or $TUJIE_OUTPUT)",
-        )
-    if json_flag:
-        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.set_defaults(func=func)
-    return p
-
-
-def _force(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-
-
-def _allow_private(p: argparse.ArgumentParser, help_text: str) -> None:
-    p.add_argument("--allow-private", action="store_true", help=help_text)
-
-
-def _add_build(sub: Subparsers) -> None:
-    p = _command(
-        sub,
-        "build",
-        cmd_build,
-        "run every stage (ingest → plan → links → sim → render → check → review)",
-    )
-    p.add_argument(
-        "--until",
-        default="review",
-        choices=["ingest", "plan", "links", "sim", "render", "check", "review"],
-        metavar="STAGE",
-        help="stop after this stage: ingest, plan, links, sim, render, check or review "
-        "(default: review)",
-    )
-    _force(p)
-    _allow_private(p, "let the link check reach private/loopback addresses (tests)")
-
-
-def _add_plan_commands(sub: Subparsers) -> None:
-    _command(
-        sub, "ingest", cmd_ingest, "read the folder into sources.json (and list skipped files)"
-    )
-    p = _command(
-        sub,
-        "plan",
-        cmd_plan,
-        "extract the plan with the LLM into the output's plan.json (needs ANTHROPIC_API_KEY)",
-    )
-    p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
-    p = _command(
-        sub,
-        "validate",
-        cmd_validate,
-        "check SRC/plan.json (or --plan FILE) against every page rule, simulator numbers filled in",
-    )
-    p.add_argument("--plan", metavar="FILE", help="the plan file (default: SRC/plan.json)")
-
-
-def _add_links(sub: Subparsers) -> None:
-    p = _command(sub, "links", cmd_links, "verify every link the page will show into links.json")
-    p.add_argument(
-        "--refresh",
-        action="store_true",
-        help="re-check every link, ignoring cached results (each time it is given)",
-    )
-    _allow_private(p, "let the check reach private/loopback addresses (tests)")
-
-
-def _add_page_commands(sub: Subparsers) -> None:
-    _command(sub, "render", cmd_render, "build up to index.html", json_flag=False)
-    for name, func, text in [
-        ("check", cmd_check, "build, then check the page in headless Chrome"),
-        ("review", cmd_review, "build, check, and write review.html"),
-    ]:
-        p = _command(sub, name, func, text)
-        _force(p)
-        _allow_private(p, argparse.SUPPRESS)
-
-
-def _add_publish(sub: Subparsers) -> None:
-    p = _command(
-        sub, "publish", cmd_publish, "publish the last reviewed build to output/site/<name>/"
-    )
-    p.add_argument(
-        "--allow-unverified",
-        action="store_true",
-        help="publish even though some links could not be verified",
-    )
-    p.add_argument(
-        "--to",
-        metavar="DEST",
-        help="publish to another folder DIR, or commit the site to git:BRANCH",
-    )
-    p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
-
-
-def _add_tools(sub: Subparsers) -> None:
-    _command(
-        sub,
-        "schema",
-        cmd_schema,
-        "print the JSON Schema of plan.json",
-        src=False,
-        out=False,
-        json_flag=False,
-    )
-    _command(
-        sub,
-        "doctor",
-        cmd_doctor,
-        "report Chromium, fonts, axe-core, API key and folders, each with its fix",
-        src=False,
-    )
-
-
 def _report_spend(err: TujieError, *, json_mode: bool) -> None:
     """A failed extraction still cost money: say how much (and in --json, as JSON on stdout)."""
     from pipeline.errors import PlanRepairFailed
@@ -395,17 +234,34 @@ def _report_spend(err: TujieError, *, json_mode: bool) -> None:
         _print_json({"ok": False, "error": err.one_line(), "usage": usage_dict(err.usage, cost)})
 
 
+# Each subcommand of `build_parser` → the function that runs it.
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "build": cmd_build,
+    "ingest": cmd_ingest,
+    "plan": cmd_plan,
+    "validate": cmd_validate,
+    "links": cmd_links,
+    "render": cmd_render,
+    "check": cmd_check,
+    "review": cmd_review,
+    "publish": cmd_publish,
+    "schema": cmd_schema,
+    "doctor": cmd_doctor,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0) and EXIT_INPUT
-    if not getattr(args, "func", None):
+    command = COMMANDS.get(args.command or "")
+    if command is None:
         parser.print_help()
         return EXIT_INPUT
     try:
-        return args.func(args)
+        return command(args)
     except TujieError as err:
         print(f"error: {terminal_safe(err.one_line())}", file=sys.stderr)
         _report_spend(err, json_mode=bool(getattr(args, "json", False)))

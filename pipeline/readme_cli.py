@@ -21,9 +21,7 @@ from pipeline.paths import REPO_ROOT
 
 START = "<!-- tujie-help:start -->"
 END = "<!-- tujie-help:end -->"
-NOTE = (
-    "<!-- Generated from `pipeline/cli.py` by `make readme`: edit the parser, not this block. -->"
-)
+NOTE = "<!-- Generated from pipeline/cli_parser.py by `make readme`: edit the parser, not this. -->"
 README = REPO_ROOT / "README.md"
 STALE = "README.md's `tujie` command section differs from the parser: run `make readme`"
 
@@ -122,7 +120,7 @@ def replace_block(readme: str, block: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from pipeline.cli import build_parser
+    from pipeline.cli_parser import build_parser
 
     args = argparse.ArgumentParser(prog="python -m pipeline.readme_cli", description=__doc__)
     args.add_argument("readme", nargs="?", default=str(README), help="the README to update")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
+from pipeline.build import STAGES
 from pipeline.build.stages import (
     apply_config,
     extract_with_llm,
@@ -32,9 +33,6 @@ from pipeline.plan.rules import check_plan
 if TYPE_CHECKING:
     from pipeline.publish.local import PublishResult
 
-STAGE_ORDER = ("ingest", "plan", "links", "sim", "render", "check", "review")
-
-
 def run_build(
     build: Build, *, until: str = "review", allow_private: bool = False
 ) -> dict[str, Any]:
@@ -45,7 +43,7 @@ def run_build(
 
 
 def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, Any]:
-    stop = STAGE_ORDER.index(until)
+    stop = STAGES.index(until)
     corpus = stage_ingest(build)
     summary: dict[str, Any] = {"name": build.name, "dir": str(build.dir)}
     if stop >= 1:

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from pipeline.build.stages import technique_violations
-from pipeline.cli import build_parser, main
+from pipeline.cli import COMMANDS, build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
 from pipeline.plan.model import parse_plan
 from pipeline.readme_cli import END, STALE, START, readme_block, replace_block
@@ -21,6 +21,10 @@ def subcommands() -> list[str]:
     parser = build_parser()
     action = next(a for a in parser._actions if a.dest == "command")
     return sorted(action.choices)  # type: ignore[arg-type]
+
+
+def test_every_command_has_the_function_that_runs_it():
+    assert sorted(COMMANDS) == subcommands()
 
 
 def test_every_command_is_documented():
