@@ -10,7 +10,7 @@ SRC    ?= examples/llm-inference
 ARGS   ?=
 PORT   ?= 8000
 
-.PHONY: setup page test lint bench publish serve clean help
+.PHONY: setup page test lint bench publish serve clean help readme
 
 help:
 	@echo "make page [SRC=folder]   set up (first time) and build the page through review"
@@ -18,6 +18,7 @@ help:
 	@echo "make publish [ARGS=...]  publish the last build (e.g. ARGS=--allow-unverified)"
 	@echo "make serve               serve output/site/ on http://127.0.0.1:$(PORT)/"
 	@echo "make bench               print the simulator and link-check benchmarks"
+	@echo "make readme              regenerate README.md's tujie command section from the CLI"
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +44,9 @@ test: setup
 lint: setup
 	$(PY) -m ruff check pipeline sim tests
 	$(PY) -m mypy pipeline sim
+
+readme: $(VENV)/.installed
+	$(PY) -m pipeline.readme_cli README.md
 
 bench: setup
 	$(PY) -m sim bench

@@ -1,4 +1,5 @@
-"""The `tujie` command line: parse arguments, call the stages, turn errors into one line + exit code.
+"""The `tujie` command line: parse arguments, call one function per command (most are in
+`pipeline.build.runner`), print what it returns, and turn errors into one line + exit code.
 
 Exit codes: 0 ok · 1 problems found (check failed, publish refused) · 2 bad input or usage ·
 3 environment missing (browser, fonts, API key) · 4 the LLM call failed.
@@ -8,19 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pipeline.cli_parser import build_parser
 from pipeline.errors import EXIT_INPUT, TujieError
 from pipeline.terminal import json_for_terminal, terminal_safe
-
-DEFAULT_SRC = "examples/llm-inference"
-EPILOG = (
-    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
-)
 
 
 def _console(json_mode: bool) -> Any:
@@ -58,7 +54,7 @@ def _prepare(args: argparse.Namespace) -> Any:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import run_build
+    from pipeline.build.runner import run_build
     from pipeline.errors import BuildProblems
 
     console = _console(args.json)
@@ -103,11 +99,10 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import stage_ingest
-    from pipeline.build.state import build_lock
+    from pipeline.build.runner import run_ingest
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
+    build = _prepare(args)
+    corpus = run_ingest(build)
     if args.json:
         _print_json(json.loads(corpus.model_dump_json()))
         return 0
@@ -124,63 +119,38 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from pipeline.atomic import write_atomic
-    from pipeline.build.stages import apply_config, extract_with_llm, stage_ingest
-    from pipeline.build.state import build_lock
-    from pipeline.plan.extract import format_usage
+    from pipeline.build.runner import extract_plan_for
     from pipeline.plan.model import dump_plan
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-        result = extract_with_llm(build, corpus, refresh=args.refresh)
-        path = build.dir / "plan.json"
-        plan = apply_config(result.plan, build.config, path)
-        write_atomic(path, dump_plan(plan))
+    made = extract_plan_for(_prepare(args), refresh=args.refresh)
     console = _console(args.json)
     console.print(
-        f"plan: {len(plan.concepts)} concepts ({result.path} path"
-        f"{', cached' if result.cached else ''}) → {_shown(path)}"
+        f"plan: {len(made.plan.concepts)} concepts ({made.how} path"
+        f"{', cached' if made.cached else ''}) → {_shown(made.path)}"
     )
-    console.print(_shown(format_usage(result)))
+    console.print(_shown(made.usage_line))
     if args.json:
-        _print_json(json.loads(dump_plan(plan)))
+        _print_json(json.loads(dump_plan(made.plan)))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import apply_config, stage_ingest
-    from pipeline.build.state import build_lock
-    from pipeline.plan.model import load_plan
-    from pipeline.plan.rules import check_plan
-    from pipeline.simulate.results import run_sim, scenario_catalogue
+    from pipeline.build.runner import validate_plan
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-    path = Path(args.plan) if args.plan else build.src / "plan.json"
-    plan = apply_config(load_plan(path), build.config, path)
-    check_plan(plan, corpus, file=path, scenario_ids=set(scenario_catalogue()))
-    sim = run_sim(plan)
-    check_plan(
-        plan, corpus, file=path, values_for=sim.values, scenario_ids=set(scenario_catalogue())
-    )
+    valid = validate_plan(_prepare(args), Path(args.plan) if args.plan else None)
     if args.json:
-        _print_json({"ok": True, "plan": str(path), "concepts": len(plan.concepts)})
+        _print_json({"ok": True, "plan": str(valid.path), "concepts": valid.concepts})
     else:
-        counts = f"{len(plan.concepts)} concepts, {len(plan.route)} route stops"
-        print(f"{terminal_safe(path)}: valid ({counts})")
+        counts = f"{valid.concepts} concepts, {valid.route_stops} route stops"
+        print(f"{terminal_safe(valid.path)}: valid ({counts})")
     return 0
 
 
 def cmd_links(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import stage_ingest, stage_links, stage_plan
-    from pipeline.build.state import build_lock
+    from pipeline.build.runner import check_links_for
 
-    with build_lock(_prepare(args)) as build:
-        corpus = stage_ingest(build)
-        plan = stage_plan(build, corpus)
-        report = stage_links(
-            build, plan, corpus, allow_private=args.allow_private, refresh=args.refresh
-        )
+    build = _prepare(args)
+    report = check_links_for(build, allow_private=args.allow_private, refresh=args.refresh)
     if args.json:
         _print_json(json.loads(report.model_dump_json()))
     else:
@@ -191,7 +161,7 @@ def cmd_links(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from pipeline.build.stages import run_build
+    from pipeline.build.runner import run_build
 
     build = _prepare(args)
     run_build(build, until="render")
@@ -210,21 +180,11 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pipeline.build.state import build_lock, inputs_hash
-    from pipeline.publish.local import publish
+    from pipeline.build.runner import publish_build
 
-    with build_lock(_prepare(args)) as build:
-        result = publish(
-            build.dir,
-            Path(args.out) / "site",
-            name=build.name,
-            allow_unverified=args.allow_unverified,
-            to=args.to,
-            push=args.push,
-            base_url=build.config.publish.base_url,
-            current_inputs_hash=inputs_hash(build),
-            keep=build.config.publish.keep,
-        )
+    result = publish_build(
+        _prepare(args), allow_unverified=args.allow_unverified, to=args.to, push=args.push
+    )
     if args.json:
         _print_json({"address": result.address, "bullets": result.bullets})
         return 0
@@ -242,87 +202,22 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="tujie",
-        description="图解 tujie: turn a folder of learning material into one illustrated HTML page.",
-        epilog=EPILOG,
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from pipeline.doctor import diagnose
+    from pipeline.errors import EnvironmentMissing
 
-    def add(
-        name: str,
-        func: Callable[[argparse.Namespace], int],
-        help_text: str,
-        *,
-        src: bool = True,
-        json_flag: bool = True,
-    ) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, epilog=EPILOG)
-        if src:
-            p.add_argument(
-                "src",
-                nargs="?",
-                default=DEFAULT_SRC,
-                help=f"the folder of articles (default: {DEFAULT_SRC})",
-            )
-            p.add_argument(
-                "--out",
-                default=os.environ.get("TUJIE_OUTPUT", "output"),
-                help="the output root (default: output, or $TUJIE_OUTPUT)",
-            )
-        if json_flag:
-            p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-        p.set_defaults(func=func)
-        return p
-
-    p = add(
-        "build",
-        cmd_build,
-        "run every stage (ingest → plan → links → sim → render → check → review)",
-    )
-    p.add_argument(
-        "--until",
-        default="review",
-        choices=["ingest", "plan", "links", "sim", "render", "check", "review"],
-        help="stop after this stage",
-    )
-    p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-    p.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="let the link check reach private/loopback addresses (tests)",
-    )
-    add("ingest", cmd_ingest, "read the folder into sources.json")
-    p = add("plan", cmd_plan, "extract the plan with the LLM (needs ANTHROPIC_API_KEY)")
-    p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
-    p = add("validate", cmd_validate, "check a plan.json against every page rule")
-    p.add_argument("--plan", help="the plan file (default: SRC/plan.json)")
-    p = add("links", cmd_links, "verify every link the page will show into links.json")
-    p.add_argument("--refresh", action="store_true", help="ignore cached link results")
-    p.add_argument(
-        "--allow-private",
-        action="store_true",
-        help="let the check reach private/loopback addresses (tests)",
-    )
-    add("render", cmd_render, "build up to index.html", json_flag=False)
-    for name, func, text in [
-        ("check", cmd_check, "build, then check the page in headless Chrome"),
-        ("review", cmd_review, "build, check, and write review.html"),
-    ]:
-        p = add(name, func, text)
-        p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
-        p.add_argument("--allow-private", action="store_true", help=argparse.SUPPRESS)
-    p = add("publish", cmd_publish, "publish the last reviewed build to output/site/<name>/")
-    p.add_argument(
-        "--allow-unverified",
-        action="store_true",
-        help="publish even though some links could not be verified",
-    )
-    p.add_argument("--to", help="DIR, or git:BRANCH to commit the site to a branch")
-    p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
-    add("schema", cmd_schema, "print the JSON Schema of plan.json", src=False, json_flag=False)
-    return parser
+    report = diagnose(Path(args.out))
+    if args.json:
+        _print_json(report.as_json())
+    else:
+        for f in report.findings:
+            mark = "ok" if f.ok else ("missing" if f.required else "not set")
+            fix = f"  → {f.fix}" if f.fix else ""
+            print(terminal_safe(f"{mark:<8} {f.name:<14} {f.detail}{fix}"))
+    if report.missing:
+        names = ", ".join(f.name for f in report.missing)
+        raise EnvironmentMissing(f"`tujie build` needs what is missing here: {names} (fixes above)")
+    return 0
 
 
 def _report_spend(err: TujieError, *, json_mode: bool) -> None:
@@ -339,17 +234,34 @@ def _report_spend(err: TujieError, *, json_mode: bool) -> None:
         _print_json({"ok": False, "error": err.one_line(), "usage": usage_dict(err.usage, cost)})
 
 
+# Each subcommand of `build_parser` → the function that runs it.
+COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "build": cmd_build,
+    "ingest": cmd_ingest,
+    "plan": cmd_plan,
+    "validate": cmd_validate,
+    "links": cmd_links,
+    "render": cmd_render,
+    "check": cmd_check,
+    "review": cmd_review,
+    "publish": cmd_publish,
+    "schema": cmd_schema,
+    "doctor": cmd_doctor,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return int(exit_.code or 0) and EXIT_INPUT
-    if not getattr(args, "func", None):
+    command = COMMANDS.get(args.command or "")
+    if command is None:
         parser.print_help()
         return EXIT_INPUT
     try:
-        return args.func(args)
+        return command(args)
     except TujieError as err:
         print(f"error: {terminal_safe(err.one_line())}", file=sys.stderr)
         _report_spend(err, json_mode=bool(getattr(args, "json", False)))

@@ -4,7 +4,8 @@ TujieError                      base; never raised itself
 ├── InputError (2)              the user's input is unusable: folder, file, config, plan
 │   ├── SourceError             an article folder or file cannot be used
 │   ├── ConfigError             page.toml is unreadable or has an unknown or bad key
-│   └── PlanError               plan.json is malformed or breaks the page rules
+│   ├── PlanError               plan.json is malformed or breaks the page rules
+│   └── SimulationFailed        the simulator refused a scenario the plan names
 ├── UsageError (2)              the command line itself is wrong
 ├── OutputError (2)             the output folder cannot be written
 ├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
@@ -74,6 +75,12 @@ class PlanError(InputError):
         listed = "; ".join(str(v) for v in self.violations[:8])
         more = f" (+{len(self.violations) - 8} more)" if len(self.violations) > 8 else ""
         super().__init__(f"{self.file}: {len(self.violations)} rule violation(s): {listed}{more}")
+
+
+class SimulationFailed(InputError):
+    """The simulator refused to run a scenario the plan names (an unknown preset, a workload past
+    a bound, an engine limit): `sim.errors.SimError` mapped into this tree where the pipeline
+    calls the simulator, with the simulator's own one-line reason."""
 
 
 class UsageError(TujieError):

@@ -1,5 +1,6 @@
-"""The stages, run in order by `run_build`, one artifact each under `output/<name>/`, each skipped
-when its inputs (content hashes, including the code that runs it) did not change.
+"""The stages, one artifact each under `output/<name>/`, each skipped when its inputs (content
+hashes, including the code that runs it) did not change. `pipeline.build.runner` runs them in
+order (`run_build`) and holds what each command of the CLI runs.
 
     ingest → sources.json · plan → plan.json · links → links.json · sim → sim/*.json
     render → index.html · check → check.json + shots/ · review → review.html
@@ -18,8 +19,6 @@ from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build.state import (
     Build,
-    build_lock,
-    inputs_hash,
     sha256_bytes,
     sha256_file,
     source_tree_hash,
@@ -340,40 +339,3 @@ def stage_review(build: Build) -> Path:
 
     build.stage("review", key, [path], run)
     return path
-
-
-def run_build(
-    build: Build, *, until: str = "review", allow_private: bool = False
-) -> dict[str, Any]:
-    """Run every stage up to `until` holding the output folder's lock; return the summary.
-    Raises on the first failure."""
-    with build_lock(build):
-        return _run_stages(build, until=until, allow_private=allow_private)
-
-
-def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, Any]:
-    order = ["ingest", "plan", "links", "sim", "render", "check", "review"]
-    stop = order.index(until)
-    corpus = stage_ingest(build)
-    summary: dict[str, Any] = {"name": build.name, "dir": str(build.dir)}
-    if stop >= 1:
-        plan = stage_plan(build, corpus)
-        summary["concepts"] = len(plan.concepts)
-    if stop >= 2:
-        links = stage_links(build, plan, corpus, allow_private=allow_private)
-        summary["links"] = {
-            r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results
-        }
-    if stop >= 3:
-        sim = stage_sim(build, plan, corpus)
-    if stop >= 4:
-        stage_render(build, plan, corpus, sim, links)
-    build.state.inputs_hash = inputs_hash(build)
-    build.save_state()
-    if stop >= 5:
-        report = stage_check(build, plan, corpus, sim, links)
-        summary["check_ok"] = report.ok
-        summary["problems"] = len(report.problems)
-    if stop >= 6:
-        summary["review"] = str(stage_review(build))
-    return summary

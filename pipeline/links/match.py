@@ -1,7 +1,8 @@
 """What a fetched page says about itself, and whether it is the page a link claims.
 
-Pure functions over bytes already fetched by `pipeline.links.check`: titles (title, og:title, first h1,
-PDF metadata), anchors, visible word counts, not-found phrases and fuzzy title matching.
+Pure functions over bytes already fetched by `pipeline.links.fetch`: titles (title, og:title,
+first h1, PDF metadata), anchors, visible word counts, and fuzzy title matching. Whether a 200 is
+really a not-found is `pipeline.links.soft404`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from pipeline.pdf import PdfUnreadable, read_pdf
 
 # A claimed title matches when its best similarity to any title the page gives reaches this.
 TITLE_MATCH_THRESHOLD = 0.6
-# Two pages count as "the same page" (soft-404 sibling probe) at or above this text similarity.
-SAME_PAGE_THRESHOLD = 0.95
 # Characters of visible text kept to compare a page with its made-up sibling.
 FINGERPRINT_CHARS = 2000
 # Pages of a PDF read for text (the first ones give the title; more only for the word count).
@@ -32,30 +31,6 @@ MAX_PDF_TITLE_CHARS = 160  # also for plain-text first lines
 INVISIBLE_TAGS = ("script", "style", "noscript", "template", "svg", "head")
 # Separators sites put between a page title and the site name ("Paged Attention | vLLM").
 TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·•:»]\s+|\s*[|｜—–·]\s*")
-
-# Phrases of an error page dressed as a 200, English and Chinese; matched on normalised text.
-NOT_FOUND_PHRASES = (
-    "page not found",
-    "404 not found",
-    "page does not exist",
-    "page doesn't exist",
-    "page you requested could not be found",
-    "page you are looking for",
-    "no longer available",
-    "page has been removed",
-    "error 404",
-    "页面不存在",
-    "页面未找到",
-    "找不到页面",
-    "找不到该页面",
-    "页面找不到",
-    "您访问的页面不存在",
-    "该页面不存在",
-    "内容不存在",
-    "文章不存在",
-    "页面已删除",
-    "404错误",
-)
 
 CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 LATIN_WORD = re.compile(r"[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
@@ -143,12 +118,6 @@ def read_page(body: bytes, content_type: str, charset: str | None) -> PageFacts:
     return PageFacts("other")
 
 
-def is_site_root(url: str) -> bool:
-    """Whether a URL is a site's front page (a redirect there from an article is a soft 404)."""
-    parts = urlsplit(url)
-    return parts.path in ("", "/") and not parts.query
-
-
 def normalize_title(text: str) -> str:
     """NFKC, case-folded, punctuation to spaces, whitespace collapsed."""
     text = unicodedata.normalize("NFKC", text).casefold()
@@ -193,45 +162,6 @@ def best_title_match(claimed: str, titles: list[str]) -> tuple[float, str | None
         if score > best:
             best, which = score, cand
     return best, which
-
-
-def not_found_phrase(titles: list[str]) -> str | None:
-    """The not-found phrase a title or heading carries, if any."""
-    for t in titles:
-        norm = normalize_title(t)
-        squeezed = norm.replace(" ", "")
-        for phrase in NOT_FOUND_PHRASES:
-            p = normalize_title(phrase)
-            if (p in norm) or (CJK_CHAR.search(p) and p.replace(" ", "") in squeezed):
-                return phrase
-        # A bare "404" or "Not Found" title; longer titles merely mentioning them are fine.
-        if re.fullmatch(r"(error )?404( not found)?|not found|http 404", norm):
-            return norm
-    return None
-
-
-def same_page(a: str, b: str) -> bool:
-    """Whether two visible-text fingerprints are (nearly) the same page."""
-    if not a or not b:
-        return False
-    if a == b:
-        return True
-    return SequenceMatcher(None, a, b, autojunk=False).quick_ratio() >= SAME_PAGE_THRESHOLD and (
-        SequenceMatcher(None, a, b, autojunk=False).ratio() >= SAME_PAGE_THRESHOLD
-    )
-
-
-SIBLING_SAME = "a made-up sibling URL returns the same page, so this one proves nothing"
-
-
-def hidden_not_found(url: str, final_url: str, redirected: bool, facts: PageFacts) -> str | None:
-    """Why a 200 answer is really a not-found (redirect to the front page, a not-found title)."""
-    if redirected and is_site_root(final_url) and not is_site_root(url):
-        return f"it redirects to the site's front page {final_url}, a hidden not-found"
-    phrase = not_found_phrase(facts.titles)
-    if phrase:
-        return f"the page says '{phrase}' in its title or heading"
-    return None
 
 
 @dataclass

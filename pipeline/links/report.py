@@ -1,5 +1,6 @@
 """The link report (`links.json`): settings, targets, results, and storing them. The checker that
-fills it is `pipeline.links.check` (the only module that imports httpx)."""
+fills it is `pipeline.links.check` (fetching through `pipeline.links.fetch`, the only module that
+imports httpx)."""
 
 from __future__ import annotations
 

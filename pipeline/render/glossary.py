@@ -2,7 +2,8 @@
 
 The renderer feeds the page's prose through one `Glossary` in reading order; the first occurrence
 of a term (or an alias) becomes a focusable `<dfn>` and its definition is queued as a note for the
-block it appeared in. Text is escaped here, so the result is safe HTML.
+block it appeared in. Text is escaped here, so the result is safe HTML. `Annotator` is what the
+page sections use: plan text in, `Prose` (the HTML and the notes it introduced) out.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
-from pipeline.plan.model import GlossaryEntry
+from pipeline.plan.model import GlossaryEntry, Plan
 
 # Latin terms only match whole words ("KV" must not match inside "KVS"); CJK text has no spaces,
 # so a term there matches anywhere. The look-arounds only refuse ASCII letters and digits.
@@ -97,3 +98,53 @@ class Glossary:
             f'<dfn class="term" id="{term_id(index)}" tabindex="0" '
             f'aria-describedby="{note_id(index)}">{escape(shown)}</dfn>'
         )
+
+
+@dataclass(frozen=True)
+class Note:
+    """A first-use definition shown right after the block that introduced the term."""
+
+    id: str
+    note_id: str
+    term: str
+    definition: str
+    marked: bool  # False when the term never appears in prose (the card's notes define it)
+
+
+@dataclass
+class Prose:
+    """A piece of plan text, escaped and glossary-annotated, with the notes it introduced."""
+
+    html: Markup
+    notes: list[Note] = field(default_factory=list)
+
+
+class Annotator:
+    """Feeds plan text through the page's one glossary, in reading order."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.glossary = Glossary(plan.glossary)
+
+    def prose(self, text: str) -> Prose:
+        html, new = self.glossary.annotate(text)
+        return Prose(html, self._notes(new, marked=True))
+
+    def force(self, terms: Sequence[str]) -> list[Note]:
+        return self._notes(self.glossary.force(terms), marked=False)
+
+    def index(self) -> list[tuple[str, str, str | None]]:
+        """The footer's term list: (term, the note defining it, or None with the definition
+        when the page never used the term)."""
+        defined = set(self.glossary.defined)
+        return [
+            (g.term, note_id(i), None) if i in defined else (g.term, "", g.definition)
+            for i, g in enumerate(self.plan.glossary)
+        ]
+
+    def _notes(self, indexes: Sequence[int], *, marked: bool) -> list[Note]:
+        entries = self.plan.glossary
+        return [
+            Note(term_id(i), note_id(i), entries[i].term, entries[i].definition, marked)
+            for i in indexes
+        ]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.atomic import write_atomic
+from pipeline.errors import SimulationFailed
 from pipeline.plan.model import Panel, Plan
 
 Trace = dict[str, Any]
@@ -112,14 +113,21 @@ def needed_presets(plan: Plan) -> list[str]:
 
 
 def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
-    """Run the presets the plan needs and the ruler sweep; write them under `out_dir` if given."""
+    """Run the presets the plan needs and the ruler sweep; write them under `out_dir` if given.
+    A simulator error becomes `SimulationFailed` naming what was being run."""
+    from sim.errors import SimError
     from sim.presets.scenarios import run_preset
     from sim.presets.sweep import sweep
 
     results = SimResults()
-    for name in needed_presets(plan):
-        results.traces[name] = run_preset(name, detail=True)
-    results.sweep = sweep()
+    running = "the ruler's sweep"
+    try:
+        for running in needed_presets(plan):
+            results.traces[running] = run_preset(running, detail=True)
+        running = "the ruler's sweep"
+        results.sweep = sweep()
+    except SimError as err:
+        raise SimulationFailed(f"the simulator could not run {running}: {err}") from None
     if out_dir is not None:
         write_results(results, out_dir)
     return results

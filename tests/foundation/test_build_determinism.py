@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.build.stages import run_build
+from pipeline.build.runner import run_build
 from pipeline.build.state import prepare
 
 REPO = Path(__file__).resolve().parents[2]

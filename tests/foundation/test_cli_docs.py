@@ -1,4 +1,5 @@
-"""The CLI and its documentation agree: every command is in the README, exit codes match."""
+"""The CLI and its documentation agree: the README's command section is what the parser generates
+(`make readme`), every command is in it, exit codes match."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import re
 from pathlib import Path
 
 from pipeline.build.stages import technique_violations
-from pipeline.cli import build_parser, main
+from pipeline.cli import COMMANDS, build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
 from pipeline.plan.model import parse_plan
+from pipeline.readme_cli import END, STALE, START, readme_block, replace_block
+from pipeline.readme_cli import main as readme_main
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -20,9 +23,50 @@ def subcommands() -> list[str]:
     return sorted(action.choices)  # type: ignore[arg-type]
 
 
+def test_every_command_has_the_function_that_runs_it():
+    assert sorted(COMMANDS) == subcommands()
+
+
 def test_every_command_is_documented():
     missing = [c for c in subcommands() if f"tujie {c}" not in README and f"/ `{c}`" not in README]
     assert missing == []
+
+
+def test_readme_command_section_is_generated_from_the_parser():
+    assert README.count(START) == 1 and README.count(END) == 1
+    assert replace_block(README, readme_block(build_parser())) == README, STALE
+
+
+def test_the_generated_section_follows_the_parser():
+    parser = build_parser()
+    block = readme_block(parser)
+    for name in subcommands():
+        assert f"#### `tujie {name}" in block and f"| `tujie {name}" in block
+    assert "| `tujie build [SRC]` |" in block and "| `--until STAGE` |" in block
+    check = block.split("#### `tujie check")[1].split("####")[0]
+    assert "--allow-private" not in check  # suppressed in --help, so not documented either
+    # A new option changes the section (so a README not regenerated fails the test above),
+    # and help text stays table text: `|` escaped, `<name>` visible.
+    action = next(a for a in parser._actions if a.dest == "command")
+    action.choices["doctor"].add_argument(  # type: ignore[index]
+        "--verbose", action="store_true", help="say more | less, per <item>"
+    )
+    changed = readme_block(parser)
+    assert changed != block
+    assert "| `--verbose` | say more \\| less, per &lt;item&gt; |" in changed
+
+
+def test_readme_check_names_make_readme_and_the_rewrite_fixes_it(tmp_path, capsys):
+    stale = tmp_path / "README.md"
+    stale.write_text(README.replace("| `tujie schema` |", "| `tujie schemas` |"), "utf-8")
+    assert readme_main(["--check", str(stale)]) == 1
+    assert "run `make readme`" in capsys.readouterr().err
+    assert readme_main([str(stale)]) == 0
+    assert stale.read_text("utf-8") == README
+    assert readme_main(["--check", str(stale)]) == 0
+    unmarked = tmp_path / "OTHER.md"
+    unmarked.write_text("# no markers\n", "utf-8")
+    assert readme_main(["--check", str(unmarked)]) == 2
 
 
 def test_readme_exit_code_table_matches_the_code():

@@ -92,3 +92,41 @@ def test_late_plan_error_names_the_folders_plan(folder: Path, tmp_path: Path):  
     line = one_error_line(r)
     assert "concepts[3].technique" in line and "warp_drive" in line
     assert str(folder / "plan.json") in line and str(out) not in line
+
+
+def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_path: Path):  # noqa: F811
+    """A `SimError` is mapped into tujie's tree where the pipeline calls the simulator: the plan
+    the sim stage reads (here the output copy, edited by hand after the plan stage) names a
+    scenario the simulator does not know."""
+    out = tmp_path / "out"
+    assert tujie("build", str(folder), "--out", str(out), "--until", "plan").returncode == 0
+    (copy,) = out.glob("*/plan.json")
+    data = json.loads(copy.read_text(encoding="utf-8"))
+    data["concepts"][0]["fix"]["scenario"] = "no_such_scenario"
+    copy.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    r = tujie("build", str(folder), "--out", str(out), "--until", "sim")
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r)
+    assert "simulator could not run no_such_scenario/" in line and "unknown preset" in line
+    assert "Traceback" not in r.stderr
+
+
+def test_validate_says_valid_with_the_plans_size(folder: Path, tmp_path: Path):  # noqa: F811
+    r = tujie("validate", str(folder), "--out", str(tmp_path / "out"), "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report == {"ok": True, "plan": str(folder / "plan.json"), "concepts": len(PLAN["concepts"])}
+    r = tujie("validate", str(folder), "--out", str(tmp_path / "out"))
+    assert f"valid ({len(PLAN['concepts'])} concepts, {len(PLAN['route'])} route stops)" in r.stdout
+
+
+def test_validate_knows_the_rulers_techniques(folder: Path, tmp_path: Path):  # noqa: F811
+    """validate runs the simulator anyway: a technique the sweep did not measure is found there,
+    not first by the build's sim stage."""
+    data = json.loads(json.dumps(PLAN))
+    data["concepts"][3]["technique"] = "warp_drive"
+    _write(folder, data)
+    r = tujie("validate", str(folder), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r)
+    assert "concepts[3].technique" in line and "warp_drive" in line and "plan.json" in line

@@ -1,4 +1,4 @@
-"""Which URLs are checked (collect_targets) and how a page is judged (links_match), no network."""
+"""Which URLs are checked (collect_targets) and how a page is judged (match, soft404), no network."""
 
 from __future__ import annotations
 
@@ -9,15 +9,12 @@ from pipeline.links.check import LinkSettings, LinkTarget, check_links, collect_
 from pipeline.links.match import (
     best_title_match,
     count_words,
-    hidden_not_found,
     html_facts,
-    is_site_root,
-    not_found_phrase,
     read_page,
     right_page,
-    same_page,
     title_similarity,
 )
+from pipeline.links.soft404 import hidden_not_found, is_site_root, not_found_phrase, same_page
 from pipeline.plan.model import Citation, Concept, Plan, RouteStop
 
 

@@ -288,7 +288,7 @@ def test_english_page_uses_english_labels() -> None:
 
 
 def test_chinese_titles_set_latin_runs_in_the_english_hand() -> None:
-    from pipeline.render.parts import hand_runs
+    from pipeline.render.fonts_used import hand_runs
 
     html = hand_runs('<dfn id="t">KV cache</dfn> 与 token 预算 3.5 &amp; 好', "Z", "E")
     soup = BeautifulSoup(html, "html.parser")
@@ -299,7 +299,7 @@ def test_chinese_titles_set_latin_runs_in_the_english_hand() -> None:
 
 
 def test_reading_minutes_come_only_from_the_page_itself() -> None:
-    from pipeline.render.parts import reading_minutes
+    from pipeline.render.route import reading_minutes
 
     corpus = fixture_corpus()
     url = corpus.sources[0].url or ""

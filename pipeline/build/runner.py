@@ -1,0 +1,165 @@
+"""What each command runs: `run_build` (every stage up to one, in order, under the output
+folder's lock) and one function per other command of the CLI, so the CLI only parses arguments,
+calls one of these, and prints what it returns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pipeline.artifacts.links import LinkReport
+from pipeline.artifacts.sources import Corpus
+from pipeline.atomic import write_atomic
+from pipeline.build import STAGES
+from pipeline.build.stages import (
+    apply_config,
+    extract_with_llm,
+    stage_check,
+    stage_ingest,
+    stage_links,
+    stage_plan,
+    stage_render,
+    stage_review,
+    stage_sim,
+    technique_violations,
+)
+from pipeline.build.state import Build, build_lock, inputs_hash
+from pipeline.errors import PlanError
+from pipeline.plan.model import Plan, dump_plan, load_plan
+from pipeline.plan.rules import check_plan
+
+if TYPE_CHECKING:
+    from pipeline.publish.local import PublishResult
+
+def run_build(
+    build: Build, *, until: str = "review", allow_private: bool = False
+) -> dict[str, Any]:
+    """Run every stage up to `until` holding the output folder's lock; return the summary.
+    Raises on the first failure."""
+    with build_lock(build):
+        return _run_stages(build, until=until, allow_private=allow_private)
+
+
+def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, Any]:
+    stop = STAGES.index(until)
+    corpus = stage_ingest(build)
+    summary: dict[str, Any] = {"name": build.name, "dir": str(build.dir)}
+    if stop >= 1:
+        plan = stage_plan(build, corpus)
+        summary["concepts"] = len(plan.concepts)
+    if stop >= 2:
+        links = stage_links(build, plan, corpus, allow_private=allow_private)
+        summary["links"] = {
+            r.status: sum(1 for q in links.results if q.status == r.status) for r in links.results
+        }
+    if stop >= 3:
+        sim = stage_sim(build, plan, corpus)
+    if stop >= 4:
+        stage_render(build, plan, corpus, sim, links)
+    build.state.inputs_hash = inputs_hash(build)
+    build.save_state()
+    if stop >= 5:
+        report = stage_check(build, plan, corpus, sim, links)
+        summary["check_ok"] = report.ok
+        summary["problems"] = len(report.problems)
+    if stop >= 6:
+        summary["review"] = str(stage_review(build))
+    return summary
+
+
+def run_ingest(build: Build) -> Corpus:
+    """`tujie ingest`: the folder read into sources.json."""
+    with build_lock(build):
+        return stage_ingest(build)
+
+
+@dataclass(frozen=True)
+class PlanExtraction:
+    """What `tujie plan` made: the plan (page.toml applied), where it was written, how the model
+    was asked (`how`: the extraction path), whether the response came from the cache, and the
+    spend line."""
+
+    plan: Plan
+    path: Path
+    how: str
+    cached: bool
+    usage_line: str
+
+
+def extract_plan_for(build: Build, *, refresh: bool = False) -> PlanExtraction:
+    """`tujie plan`: ask the LLM for the folder's plan and write it to the output's plan.json
+    (whatever the folder ships: this is how a shipped plan is regenerated)."""
+    from pipeline.plan.extract import format_usage
+
+    with build_lock(build):
+        corpus = stage_ingest(build)
+        result = extract_with_llm(build, corpus, refresh=refresh)
+        path = build.dir / "plan.json"
+        plan = apply_config(result.plan, build.config, path)
+        write_atomic(path, dump_plan(plan))
+    return PlanExtraction(plan, path, result.path, result.cached, format_usage(result))
+
+
+@dataclass(frozen=True)
+class ValidationSummary:
+    """A plan that passed every page rule: which file, and how big it is."""
+
+    path: Path
+    concepts: int
+    route_stops: int
+
+
+def validate_plan(build: Build, plan_path: Path | None = None) -> ValidationSummary:
+    """`tujie validate`: check a plan file (default: the folder's plan.json) against every page
+    rule, with page.toml applied: first as written, then with the simulator's numbers filled in
+    (captions are measured with them) and its techniques known. Raises PlanError naming the file."""
+    from pipeline.simulate.results import run_sim, scenario_catalogue
+
+    with build_lock(build):
+        corpus = stage_ingest(build)
+    path = plan_path if plan_path is not None else build.src / "plan.json"
+    plan = apply_config(load_plan(path), build.config, path)
+    scenario_ids = set(scenario_catalogue())
+    check_plan(plan, corpus, file=path, scenario_ids=scenario_ids)
+    sim = run_sim(plan)
+    check_plan(plan, corpus, file=path, values_for=sim.values, scenario_ids=scenario_ids)
+    unknown = technique_violations(plan, sim.sweep or {})
+    if unknown:
+        raise PlanError(path, unknown)
+    return ValidationSummary(path, len(plan.concepts), len(plan.route))
+
+
+def check_links_for(
+    build: Build, *, allow_private: bool = False, refresh: bool = False
+) -> LinkReport:
+    """`tujie links`: every link the page will show, checked into links.json."""
+    with build_lock(build):
+        corpus = stage_ingest(build)
+        plan = stage_plan(build, corpus)
+        report: LinkReport = stage_links(
+            build, plan, corpus, allow_private=allow_private, refresh=refresh
+        )
+    return report
+
+
+def publish_build(
+    build: Build, *, allow_unverified: bool = False, to: str | None = None, push: bool = False
+) -> PublishResult:
+    """`tujie publish`: the last build published to `<out>/site/<name>/` (or `to`); returns the
+    `PublishResult` (address and summary bullets)."""
+    from pipeline.publish.local import publish
+
+    with build_lock(build):
+        return publish(
+            build.dir,
+            build.out_root / "site",
+            name=build.name,
+            allow_unverified=allow_unverified,
+            to=to,
+            push=push,
+            base_url=build.config.publish.base_url,
+            current_inputs_hash=inputs_hash(build),
+            keep=build.config.publish.keep,
+        )

@@ -1,0 +1,162 @@
+"""The `tujie` command line's arguments: one subcommand per stage or tool, each with `--help`.
+`pipeline.cli` runs them; the README's command section is generated from this parser
+(`make readme`, `pipeline.readme_cli`), so a change here shows up there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from pipeline.build import STAGES
+
+DEFAULT_SRC = "examples/llm-inference"
+EPILOG = (
+    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
+)
+Subparsers = Any  # what `add_subparsers` returns (argparse's _SubParsersAction is private)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `tujie` parser: `args.command` names the subcommand, `pipeline.cli.COMMANDS` runs it."""
+    parser = argparse.ArgumentParser(
+        prog="tujie",
+        description="图解 tujie: turn a folder of learning material into one illustrated HTML page.",
+        epilog=EPILOG,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_build(sub)
+    _add_plan_commands(sub)
+    _add_links(sub)
+    _add_page_commands(sub)
+    _add_publish(sub)
+    _add_tools(sub)
+    return parser
+
+
+def _command(
+    sub: Subparsers,
+    name: str,
+    help_text: str,
+    *,
+    src: bool = True,
+    out: bool = True,
+    json_flag: bool = True,
+) -> argparse.ArgumentParser:
+    """A subcommand with the options most share: SRC, --out, --json."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=help_text, epilog=EPILOG
+    )
+    if src:
+        p.add_argument(
+            "src",
+            nargs="?",
+            metavar="SRC",
+            default=DEFAULT_SRC,
+            help=f"the folder of articles (default: {DEFAULT_SRC})",
+        )
+    if out:
+        p.add_argument(
+            "--out",
+            default=os.environ.get("TUJIE_OUTPUT", "output"),
+            help="the output root (default: output, or $TUJIE_OUTPUT)",
+        )
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return p
+
+
+def _force(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--force", action="store_true", help="re-run every stage even if unchanged")
+
+
+def _allow_private(p: argparse.ArgumentParser, help_text: str) -> None:
+    p.add_argument("--allow-private", action="store_true", help=help_text)
+
+
+def _add_build(sub: Subparsers) -> None:
+    p = _command(
+        sub,
+        "build",
+        "run every stage (ingest → plan → links → sim → render → check → review)",
+    )
+    p.add_argument(
+        "--until",
+        default="review",
+        choices=STAGES,
+        metavar="STAGE",
+        help="stop after this stage: ingest, plan, links, sim, render, check or review "
+        "(default: review)",
+    )
+    _force(p)
+    _allow_private(p, "let the link check reach private/loopback addresses (tests)")
+
+
+def _add_plan_commands(sub: Subparsers) -> None:
+    _command(sub, "ingest", "read the folder into sources.json (and list skipped files)")
+    p = _command(
+        sub,
+        "plan",
+        "extract the plan with the LLM into the output's plan.json (needs ANTHROPIC_API_KEY)",
+    )
+    p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
+    p = _command(
+        sub,
+        "validate",
+        "check SRC/plan.json (or --plan FILE) against every page rule, simulator numbers filled in",
+    )
+    p.add_argument("--plan", metavar="FILE", help="the plan file (default: SRC/plan.json)")
+
+
+def _add_links(sub: Subparsers) -> None:
+    p = _command(sub, "links", "verify every link the page will show into links.json")
+    p.add_argument(
+        "--refresh",
+        action="store_true",
+        help="re-check every link, ignoring cached results (each time it is given)",
+    )
+    _allow_private(p, "let the check reach private/loopback addresses (tests)")
+
+
+def _add_page_commands(sub: Subparsers) -> None:
+    _command(sub, "render", "build up to index.html", json_flag=False)
+    for name, text in [
+        ("check", "build, then check the page in headless Chrome"),
+        ("review", "build, check, and write review.html"),
+    ]:
+        p = _command(sub, name, text)
+        _force(p)
+        _allow_private(p, argparse.SUPPRESS)
+
+
+def _add_publish(sub: Subparsers) -> None:
+    p = _command(sub, "publish", "publish the last reviewed build to output/site/<name>/")
+    p.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="publish even though some links could not be verified",
+    )
+    p.add_argument(
+        "--to",
+        metavar="DEST",
+        help="publish to another folder DIR, or commit the site to git:BRANCH",
+    )
+    p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
+
+
+def _add_tools(sub: Subparsers) -> None:
+    _command(
+        sub,
+        "schema",
+        "print the JSON Schema of plan.json",
+        src=False,
+        out=False,
+        json_flag=False,
+    )
+    _command(
+        sub,
+        "doctor",
+        "report Chromium, fonts, axe-core, API key and folders, each with its fix",
+        src=False,
+    )

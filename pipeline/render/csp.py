@@ -1,0 +1,37 @@
+"""The page's Content-Security-Policy (its one inline style and script allowed by hash, nothing
+else) and the minified stylesheet the policy hashes."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Iterable
+
+
+def csp_hash(text: str) -> str:
+    """The CSP source expression for an inline element whose content is exactly `text`."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def csp_policy(style: str, scripts: Iterable[str]) -> str:
+    script_hashes = " ".join(csp_hash(s) for s in scripts)
+    return (
+        f"default-src 'none'; style-src {csp_hash(style)}; script-src {script_hashes}; "
+        "font-src data:; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+CSS_SPACE = re.compile(r"\s+")
+# Spaces next to these never matter in our stylesheet (no strings hold them but `content: ""`).
+CSS_TIGHT = re.compile(r"\s*([{};,>])\s*|(:)\s+")
+
+
+def minify_css(css: str) -> str:
+    """The stylesheet without comments and layout whitespace (it is sent on every page view;
+    the readable copy is templates/page.css)."""
+    css = CSS_SPACE.sub(" ", CSS_COMMENT.sub("", css))
+    css = CSS_TIGHT.sub(lambda m: m.group(1) or m.group(2), css)
+    return css.replace(";}", "}").strip()

@@ -1,0 +1,121 @@
+"""The learning route: each stop's reading minutes (from the link check's word count, a saved
+copy, or the reading list) and its link verdict (verified, unverified, bad), ready for the page.
+
+Link results are read defensively (attributes by name) so any object shaped like
+`pipeline.links.check.LinkReport` works, and `None` means "not checked".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from pipeline.artifacts.sources import Corpus, Source, normalize_url
+from pipeline.plan.model import Plan, RouteStop
+
+# Reading speeds behind the route's minutes; the rule is printed on the page next to them.
+ENGLISH_WORDS_PER_MINUTE = 200
+CHINESE_CHARS_PER_MINUTE = 300
+VERIFIED_STATUSES = ("ok", "redirected-ok")
+SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
+UNVERIFIED_STATUSES = ("unverified-offline",)
+SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
+
+
+def safe_url(url: str | None) -> str | None:
+    """The URL if it is plain http(s) (no javascript:, data:, quotes or spaces), else None."""
+    if url and SAFE_URL.match(url.strip()):
+        return url.strip()
+    return None
+
+
+@dataclass(frozen=True)
+class RouteView:
+    """One stop of the learning route, ready for the template."""
+
+    number: int
+    title: str
+    why: str
+    url: str | None
+    minutes: int | None
+    verdict: str  # "verified" | "unverified" | "bad"
+    checked: str  # ISO date of the check, "" when unchecked
+
+
+def _link_result(links: object | None, url: str) -> object | None:
+    if links is None:
+        return None
+    finder = getattr(links, "for_url", None)
+    if callable(finder):
+        return finder(url)
+    for result in getattr(links, "results", []) or []:
+        if normalize_url(str(getattr(result, "url", ""))) == normalize_url(url):
+            return result
+    return None
+
+
+def _matching_source(corpus: Corpus, url: str) -> Source | None:
+    """An ingested saved copy of the page (HTML, PDF). A Markdown or text note whose front matter
+    names the URL is a note ABOUT the page: its length says nothing of the page's."""
+    key = normalize_url(url)
+    return next(
+        (
+            s
+            for s in corpus.sources
+            if s.url and s.kind in SAVED_PAGE_KINDS and normalize_url(s.url) == key
+        ),
+        None,
+    )
+
+
+def reading_minutes(url: str, corpus: Corpus, links: object | None) -> int | None:
+    """Minutes from the source's length: the link check's word count, else an ingested saved
+    copy's length, else the reading list's `words`; None when the length is unknown."""
+    result = _link_result(links, url)
+    words = getattr(result, "words", None) if result is not None else None
+    if isinstance(words, int) and words > 0:
+        return max(1, math.ceil(words / ENGLISH_WORDS_PER_MINUTE))
+    source = _matching_source(corpus, url)
+    if source is not None:
+        if source.lang.startswith("zh") and source.chars > 0:
+            return max(1, math.ceil(source.chars / CHINESE_CHARS_PER_MINUTE))
+        if source.words > 0:
+            return max(1, math.ceil(source.words / ENGLISH_WORDS_PER_MINUTE))
+    key = normalize_url(url)
+    entry = next((e for e in corpus.reading_list if normalize_url(e.url) == key), None)
+    if entry is not None and entry.words:
+        return max(1, math.ceil(entry.words / ENGLISH_WORDS_PER_MINUTE))
+    return None
+
+
+def _verdict(links: object | None, url: str) -> tuple[str, str]:
+    result = _link_result(links, url)
+    if result is None:
+        return "unverified", ""
+    status = str(getattr(result, "status", ""))
+    checked_at = getattr(result, "checked_at", None)
+    date = getattr(checked_at, "date", None)
+    checked = date().isoformat() if callable(date) else str(checked_at or "")
+    if status in VERIFIED_STATUSES:
+        return "verified", checked[:10]
+    if status in UNVERIFIED_STATUSES or not status:
+        return "unverified", ""
+    return "bad", checked[:10]
+
+
+def route_views(plan: Plan, corpus: Corpus, links: object | None) -> list[RouteView]:
+    return [_route_view(i, stop, corpus, links) for i, stop in enumerate(plan.route)]
+
+
+def _route_view(i: int, stop: RouteStop, corpus: Corpus, links: object | None) -> RouteView:
+    verdict, checked = _verdict(links, stop.url)
+    return RouteView(
+        number=i + 1,
+        title=stop.title,
+        why=stop.why,
+        url=safe_url(stop.url),
+        minutes=reading_minutes(stop.url, corpus, links),
+        verdict=verdict,
+        checked=checked,
+    )
