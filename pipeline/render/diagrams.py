@@ -17,6 +17,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
+from pipeline.artifacts.sim import SweepView
+from pipeline.artifacts.trace import TraceView
 from pipeline.plan.model import Concept, Panel, Plan
 
 PANEL_VIEWBOX = (400, 260)
@@ -61,7 +63,7 @@ def panel_svg(
     concept: Concept,
     side: str,
     panel: Panel,
-    trace: Mapping[str, Any] | None,
+    trace: TraceView | None,
     values: Mapping[str, str],
     *,
     lang: str,
@@ -110,16 +112,15 @@ def cast_legend(plan: Plan, *, lang: str) -> tuple[list[CastItem], list[CastItem
     return members, key
 
 
-def ruler_svg(plan: Plan, sweep: Mapping[str, Any] | None, *, lang: str) -> Markup:
+def ruler_svg(plan: Plan, sweep: SweepView | None, *, lang: str) -> Markup:
     draw = _drawing("ruler", "draw_ruler")
     if draw is None:
         return Markup(_placeholder("ruler-svg", "ruler", WIDE_VIEWBOX))
-    return _both(draw(plan, sweep or {}, lang=lang), draw(plan, sweep or {}, lang=lang, narrow=True))
+    measured = sweep if sweep is not None else SweepView()
+    return _both(draw(plan, measured, lang=lang), draw(plan, measured, lang=lang, narrow=True))
 
 
-def step_strip_svg(
-    trace: Mapping[str, Any], step_index: int, *, lang: str, focus: list[str]
-) -> Markup:
+def step_strip_svg(trace: TraceView, step_index: int, *, lang: str, focus: list[str]) -> Markup:
     draw = _drawing("steps", "draw_step_strip")
     if draw is None:
         return Markup(_placeholder(f"strip-{step_index}", f"step {step_index}", STRIP_VIEWBOX))
