@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts.links import LinkReport
+from pipeline.artifacts.sim import SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build import STAGES
@@ -125,7 +126,7 @@ def validate_plan(build: Build, plan_path: Path | None = None) -> ValidationSumm
     check_plan(plan, corpus, file=path, scenario_ids=scenario_ids)
     sim = run_sim(plan)
     check_plan(plan, corpus, file=path, values_for=sim.values, scenario_ids=scenario_ids)
-    unknown = technique_violations(plan, sim.sweep or {})
+    unknown = technique_violations(plan, sim.sweep or SweepView())
     if unknown:
         raise PlanError(path, unknown)
     return ValidationSummary(path, len(plan.concepts), len(plan.route))

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.artifacts.check import CheckReport, load_check_report
+from pipeline.artifacts.sim import SimResults, SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build.state import (
@@ -204,9 +205,9 @@ def _links_expired(path: Path) -> bool:
     return age > DEFAULT_LINK_SETTINGS.max_cache_age
 
 
-def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
+def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
     from pipeline.plan.rules import plan_violations
-    from pipeline.simulate.results import load_results, needed_presets, run_sim, write_results
+    from pipeline.simulate.results import needed_presets, run_sim
 
     sim_dir = build.dir / "sim"
     marker = sim_dir / "sweep.json"
@@ -215,25 +216,25 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> Any:
         results = run_sim(plan)
         tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
         shutil.rmtree(tmp_dir, ignore_errors=True)
-        write_results(results, tmp_dir)
+        results.save(tmp_dir)
         if sim_dir.exists():
             shutil.rmtree(sim_dir)
         tmp_dir.rename(sim_dir)
         return f"{len(results.traces)} traces + ruler sweep"
 
     build.stage("sim", needed_presets(plan), [marker], run)
-    results = load_results(sim_dir)
+    results = SimResults.load(sim_dir)
     # H1 after filling: captions are measured with the simulator's numbers in them.
     found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
-    found += technique_violations(plan, results.sweep or {})
+    found += technique_violations(plan, results.sweep or SweepView())
     if found:
         raise PlanError(plan_origin(build), found)
     return results
 
 
-def technique_violations(plan: Plan, sweep: dict[str, Any]) -> list[Violation]:
+def technique_violations(plan: Plan, sweep: SweepView) -> list[Violation]:
     """A concept's `technique` must name a technique the ruler's sweep measured."""
-    known = {t["id"] for t in sweep.get("techniques", [])}
+    known = {t.id for t in sweep.techniques}
     return [
         Violation(
             f"concepts[{i}].technique",
@@ -251,7 +252,7 @@ def build_info(build: Build) -> dict[str, str]:
     return {"tool": f"tujie {__version__}", "code": build.code[:12], "source": build.src.name}
 
 
-def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any) -> Path:
+def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: Any) -> Path:
     from pipeline.draw.layout import FitError
     from pipeline.render.page import render_page
 
@@ -291,7 +292,7 @@ def links_key(links: Any) -> str:
 
 
 def stage_check(
-    build: Build, plan: Plan, corpus: Corpus, sim: Any, links: Any
+    build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: Any
 ) -> CheckReport:
     from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix

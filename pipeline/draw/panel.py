@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Literal
 
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.cast import symbol_id
@@ -63,7 +64,7 @@ def draw_panel(
     concept: Concept,
     side: Literal["trouble", "fix"],
     panel: Panel,
-    trace: dict | None,
+    trace: TraceView | None,
     values: Mapping[str, str],
     *,
     lang: str,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pipeline.artifacts.sim import SweepView, TechniqueView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.palette import FAINT, INK, PAPER
@@ -119,7 +120,8 @@ def _heads(cv: Canvas, metrics: list[Any], words: Mapping[str, str], x0: float, 
         cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
 
 
-def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: Any, better: str) -> None:
+def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: float | None,
+          better: str) -> None:
     """One technique x metric cell centred on x: the verdict mark and the measured %."""
     if pct is None:
         cv.layout.place("–", x=x, cy=cy, role="label", size=14, floor=None)
@@ -134,8 +136,8 @@ def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: Any, better: str
                     anchor="start", floor=None)
 
 
-def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
-          words: Mapping[str, str], lang: str) -> None:
+def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView],
+          metrics: list[Any], words: Mapping[str, str], lang: str) -> None:
     height = cv.height
     draw_tag(cv, lang, right=NAME_W - 40, cy=24)
     _key(cv, words, 54, INSET + 18)
@@ -155,25 +157,25 @@ def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics: l
                         max_width=NAME_W - 24)
         tech = techniques[concept.technique or ""]
         for j, m in enumerate(metrics):
-            pct = tech.get("change_pct", {}).get(m.id)
+            pct = tech.change_pct.get(m.id)
             _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, pct, m.better)
 
 
-def _summary(rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
+def _summary(rows: list[Any], techniques: Mapping[str, TechniqueView], metrics: list[Any],
              words: Mapping[str, str], lang: str) -> list[str]:
     """Every measured cell in words, for the `<desc>` (the same in both layouts)."""
     out = []
     for concept in rows:
         name = concept.name if lang == "zh" else concept.name_en
         for m in metrics:
-            pct = techniques[concept.technique or ""].get("change_pct", {}).get(m.id)
+            pct = techniques[concept.technique or ""].change_pct.get(m.id)
             if pct is not None:
                 out.append(f"{name} {m.name} {pct:+.0f}% ({words[verdict(float(pct), m.better)]})")
     return out
 
 
-def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics: list[Any],
-            words: Mapping[str, str], lang: str) -> None:
+def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView],
+            metrics: list[Any], words: Mapping[str, str], lang: str) -> None:
     """Phone layout: the key and tag on top, the metric heads once, then per technique its name
     on one line and its cells under the heads."""
     draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22)
@@ -190,15 +192,15 @@ def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, Any], metrics:
                         max_width=NARROW_W - 2 * INSET - 12)
         tech = techniques[concept.technique or ""]
         for j, m in enumerate(metrics):
-            pct = tech.get("change_pct", {}).get(m.id)
+            pct = tech.change_pct.get(m.id)
             _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + 44, pct, m.better)
     cv.stroke(grid, FAINT, width=1.0)
 
 
-def draw_ruler(plan: Plan, sweep: Mapping[str, Any], *, lang: str, narrow: bool = False) -> str:
+def draw_ruler(plan: Plan, sweep: SweepView, *, lang: str, narrow: bool = False) -> str:
     """The ruler chart; `narrow` draws the phone layout (techniques stacked) instead."""
     words = WORDS[lang]
-    techniques = {t["id"]: t for t in sweep.get("techniques", [])}
+    techniques = {t.id: t for t in sweep.techniques}
     rows = [c for c in plan.concepts if c.technique and c.technique in techniques]
     metrics = list(plan.ruler.metrics)
     if narrow:

@@ -6,15 +6,13 @@ its letter and token count; the waiting beans stand to the right.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from pipeline import fonts
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import new_canvas
 from pipeline.draw.filters import shared_filter
 from pipeline.draw.palette import TINT_OPACITY, colour
-from pipeline.draw.scenes.common import phase
+from pipeline.draw.scenes.common import budget, phase
 
 WIDTH, HEIGHT = 420.0, 64.0
 INSET = 4.0
@@ -26,11 +24,14 @@ MAX_WAIT = 3
 LABEL_SIZE = 13.0
 
 
-def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
+def draw_step_strip(trace: TraceView, step_index: int, *, lang: str,
                     focus: list[str]) -> str:
-    step = next(s for s in trace["steps"] if s["index"] == step_index)
-    scen = trace.get("scenario", {})
-    sid = f"strip-{scen.get('id', 'sim')}-{scen.get('variant', 'x')}-{step_index}"
+    step = trace.step(step_index)
+    if step is None:
+        raise KeyError(f"the trace has no step {step_index}")
+    scen = trace.scenario
+    sid = (f"strip-{scen.id if scen.id is not None else 'sim'}-"
+           f"{scen.variant if scen.variant is not None else 'x'}-{step_index}")
     cv = new_canvas(
         sid,
         WIDTH,
@@ -40,14 +41,14 @@ def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
         f"walkthrough step {step_index}",
         shared_filter=shared_filter("s", sid),
     )
-    cap = int(trace.get("engine", {}).get("max_num_batched_tokens", 1)) or 1
+    cap = budget(trace) or 1
     unit = (BAR_X1 - BAR_X0) / cap
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
                     cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
     x = BAR_X0
     labels: list[tuple[str, float]] = []
     with cv.batch():  # segments of one kind share a path
-        for rid, n in step["scheduled"].items():
+        for rid, n in step.scheduled.items():
             w = n * unit
             kind = "new" if phase(trace, rid, step) == "prefill" else "running"
             seg = rough.rect_poly(x, BAR_Y, w, BAR_H)
@@ -65,11 +66,11 @@ def draw_step_strip(trace: Mapping[str, Any], step_index: int, *, lang: str,
     # the budget: one bold single stroke (double strokes are kept for panel borders)
     cv.stroke(rough.rect(cv.rng("budget"), BAR_X0, BAR_Y - 3, BAR_X1 - BAR_X0, BAR_H + 6, 0.6, 1),
               width=2.0)
-    for k, rid in enumerate(list(step.get("waiting", []))[:MAX_WAIT]):
+    for k, rid in enumerate(list(step.waiting)[:MAX_WAIT]):
         cast.bean(cv, rid, WAIT_X0 + 14 + k * BEAN_PITCH, 30, "new", eid=f"wait-{rid}")
-    used = sum(step["scheduled"].values())
-    batch = ", ".join(f"{r} {n}" for r, n in step["scheduled"].items())
-    waiting = ", ".join(step.get("waiting", [])) or ("无" if lang == "zh" else "none")
+    used = step.total_tokens
+    batch = ", ".join(f"{r} {n}" for r, n in step.scheduled.items())
+    waiting = ", ".join(step.waiting) or ("无" if lang == "zh" else "none")
     if lang == "zh":
         desc = f"第 {step_index} 步：{batch}（共 {used}/{cap} 个令牌），等待：{waiting}。"
         title = f"第 {step_index} 步"

@@ -11,12 +11,12 @@ from typing import Any
 
 from markupsafe import Markup
 
+from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
 from pipeline.plan.model import Concept, Plan
 from pipeline.render import diagrams as page_draw
 from pipeline.render.glossary import Annotator, Note, Prose
 from pipeline.render.strings import PROGRESS_STATES, ui
-from pipeline.simulate.results import SimResults
 
 DEFAULT_PROGRESS = "next"
 

@@ -12,6 +12,8 @@ from typing import Any, Literal, cast
 
 from markupsafe import Markup, escape
 
+from pipeline.artifacts.sim import SweepView
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import (
     draw_main_thread,
     draw_panel,
@@ -32,7 +34,7 @@ def panel_svg(
     concept: Concept,
     side: str,
     panel: Panel,
-    trace: Mapping[str, Any] | None,
+    trace: TraceView | None,
     values: Mapping[str, str],
     *,
     lang: str,
@@ -42,7 +44,7 @@ def panel_svg(
         concept,
         cast(Side, side),  # the page passes "trouble" or "fix"
         panel,
-        cast(dict[str, Any] | None, trace),
+        trace,
         values,
         lang=lang,
         overrides=overrides or {},
@@ -81,14 +83,13 @@ def cast_legend(plan: Plan, *, lang: str) -> tuple[list[CastItem], list[CastItem
     return members, key
 
 
-def ruler_svg(plan: Plan, sweep: Mapping[str, Any] | None, *, lang: str) -> Markup:
-    wide = draw_ruler(plan, sweep or {}, lang=lang)
-    return _both(wide, draw_ruler(plan, sweep or {}, lang=lang, narrow=True))
+def ruler_svg(plan: Plan, sweep: SweepView | None, *, lang: str) -> Markup:
+    measured = sweep if sweep is not None else SweepView()
+    wide = draw_ruler(plan, measured, lang=lang)
+    return _both(wide, draw_ruler(plan, measured, lang=lang, narrow=True))
 
 
-def step_strip_svg(
-    trace: Mapping[str, Any], step_index: int, *, lang: str, focus: list[str]
-) -> Markup:
+def step_strip_svg(trace: TraceView, step_index: int, *, lang: str, focus: list[str]) -> Markup:
     return Markup(draw_step_strip(trace, step_index, lang=lang, focus=focus))
 
 

@@ -18,7 +18,9 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
+from pipeline.artifacts.trace import TraceView
 from pipeline.config import PageConfig
 from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.paths import templates_dir
@@ -37,7 +39,6 @@ from pipeline.render.route import (
 from pipeline.render.source_list import source_views
 from pipeline.render.strings import PROGRESS_STATES, ui
 from pipeline.render.walkthrough import CompareRow, comparison_rows, step_sentences
-from pipeline.simulate.results import SimResults
 from pipeline.templating import html_environment
 
 PAGE_TEMPLATE = "page.html.j2"
@@ -85,7 +86,7 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
     rows: list[tuple[int, str, Markup]] = []
     table: list[CompareRow] = []
     if scenario is not None:
-        with_trace = sim.trace(scenario, "with") or {}
+        with_trace = sim.trace(scenario, "with") or TraceView()
         focus = [_newcomer(plan)]
         for row in step_sentences(with_trace, lang):
             strip = page_draw.step_strip_svg(with_trace, row.index, lang=lang, focus=focus)

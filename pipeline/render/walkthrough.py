@@ -8,11 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pipeline.simulate.results import format_number
-
-Trace = Mapping[str, Any]
+from pipeline.artifacts.sim import format_number
+from pipeline.artifacts.trace import TraceView
 
 SENTENCES: Mapping[str, Mapping[str, str]] = {
     "zh": {
@@ -76,7 +74,7 @@ TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
 }
 
 # The trace's clock: the unit cost model counts engine steps, the linear and roofline models
-# milliseconds (trace["cost"]["time_unit"]). (plural label, per-one label) per language.
+# milliseconds (the trace's `cost.time_unit`). (plural label, per-one label) per language.
 TIME_UNITS: Mapping[str, Mapping[str, tuple[str, str]]] = {
     "zh": {"step": ("步", "步"), "ms": ("毫秒", "毫秒"), "s": ("秒", "秒")},
     "en": {"step": ("steps", "step"), "ms": ("ms", "ms"), "s": ("s", "s")},
@@ -108,14 +106,14 @@ def _counted(words: Mapping[str, str], key: str, n: int) -> str:
     return words.get(f"{key}_one", words[key]) if n == 1 else words[key]
 
 
-def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
+def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
     """One deterministic sentence per step: who got how many tokens, who emitted, who waited."""
     words = SENTENCES[lang]
     emitted_before: set[str] = set()
     rows: list[WalkRow] = []
-    for step in trace.get("steps", []):
-        scheduled: Mapping[str, int] = step.get("scheduled", {})
-        emitted = set(step.get("emitted", []))
+    for step in trace.steps:
+        scheduled = step.scheduled
+        emitted = set(step.emitted)
         decoders = [r for r, n in scheduled.items() if n == 1 and r in emitted_before]
         parts = []
         if decoders:
@@ -131,15 +129,15 @@ def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
             else:
                 key = "prefill"
             parts.append(_counted(words, key, n).format(who=rid, n=n))
-        stalled = [r for r in step.get("running", []) if r not in scheduled]
+        stalled = [r for r in step.running if r not in scheduled]
         if stalled:
             parts.append(words["stalled"].format(who=_who(stalled, lang)))
-        if step.get("preempted"):
-            parts.append(words["preempted"].format(who=_who(step["preempted"], lang)))
-        if step.get("waiting"):
-            parts.append(words["waiting"].format(who=_who(step["waiting"], lang)))
-        if step.get("finished"):
-            parts.append(words["finished"].format(who=_who(step["finished"], lang)))
+        if step.preempted:
+            parts.append(words["preempted"].format(who=_who(step.preempted, lang)))
+        if step.waiting:
+            parts.append(words["waiting"].format(who=_who(step.waiting, lang)))
+        if step.finished:
+            parts.append(words["finished"].format(who=_who(step.finished, lang)))
         if not parts:
             parts.append(words["idle"])
         total = sum(scheduled.values())
@@ -147,48 +145,50 @@ def step_sentences(trace: Trace, lang: str) -> list[WalkRow]:
         sentence = words["join"].join(parts) + words["end"]
         if lang == "en":
             sentence = sentence[0].upper() + sentence[1:]
-        rows.append(WalkRow(int(step.get("index", len(rows) + 1)), sentence))
+        rows.append(WalkRow(step.index, sentence))
         emitted_before |= emitted
     return rows
 
 
-def _figures(trace: Trace, newcomer: str) -> dict[str, float | None]:
-    steps = trace.get("steps", [])
-    requests: Mapping[str, Mapping[str, Any]] = trace.get("requests", {})
+def _figures(trace: TraceView, newcomer: str) -> dict[str, float | None]:
+    steps = trace.steps
+    requests = trace.requests
     old = [r for r in requests if r != newcomer]
     gaps: list[float] = []
     for rid in old:
-        times = requests[rid].get("token_times", [])
+        times = requests[rid].token_times
         gaps += [b - a for a, b in zip(times, times[1:], strict=False)]
     emitted_before: set[str] = set()
     stalls = 0
     for step in steps:
-        scheduled = step.get("scheduled", {})
         stalls += sum(
             1
-            for r in step.get("running", [])
-            if r in old and r in emitted_before and r not in scheduled
+            for r in step.running
+            if r in old and r in emitted_before and r not in step.scheduled
         )
-        emitted_before |= set(step.get("emitted", []))
+        emitted_before |= set(step.emitted)
+    newcomer_req = requests.get(newcomer)
     return {
-        "ttft": requests.get(newcomer, {}).get("ttft"),
+        "ttft": newcomer_req.ttft if newcomer_req is not None else None,
         "steps": len(steps),
-        "max_step_tokens": max((sum(s.get("scheduled", {}).values()) for s in steps), default=0),
+        "max_step_tokens": max((s.total_tokens for s in steps), default=0),
         "max_gap": max(gaps) if gaps else None,
         "stalls": stalls,
-        "preempted": sum(len(s.get("preempted", [])) for s in steps),
-        "throughput": trace.get("summary", {}).get("output_throughput"),
+        "preempted": sum(len(s.preempted) for s in steps),
+        "throughput": trace.summary.output_throughput,
     }
 
 
-def time_unit(trace: Trace) -> str:
+def time_unit(trace: TraceView) -> str:
     """The unit of the trace's times: its cost model's `time_unit`, else the model kind's."""
-    cost: Mapping[str, Any] = trace.get("cost", {}) or {}
-    unit = str(cost.get("time_unit") or COST_KIND_UNITS.get(str(cost.get("kind")), ""))
+    cost = trace.cost
+    unit = str(cost.time_unit or COST_KIND_UNITS.get(str(cost.kind), ""))
     return unit if unit in TIME_UNITS["en"] else DEFAULT_TIME_UNIT
 
 
-def comparison_rows(without: Trace, with_: Trace, newcomer: str, lang: str) -> list[CompareRow]:
+def comparison_rows(
+    without: TraceView, with_: TraceView, newcomer: str, lang: str
+) -> list[CompareRow]:
     """The without/with table: same figures, counted the same way from both traces, times
     labelled in the unit of the traces' cost model."""
     a, b = _figures(without, newcomer), _figures(with_, newcomer)
@@ -206,8 +206,8 @@ def comparison_rows(without: Trace, with_: Trace, newcomer: str, lang: str) -> l
         rows.append(
             CompareRow(
                 label.format(who=newcomer, unit=unit, unit_one=unit_one),
-                "—" if a[key] is None else format_number(a[key]),  # type: ignore[arg-type]
-                "—" if b[key] is None else format_number(b[key]),  # type: ignore[arg-type]
+                "—" if a[key] is None else format_number(a[key]),
+                "—" if b[key] is None else format_number(b[key]),
             )
         )
     return rows

@@ -1,3 +1,3 @@
-"""The sim stage: runs the simulator presets the plan's panels name and writes sim/*.json
-(traces and the ruler's sweep); fills caption placeholders from them.
+"""The sim stage: runs the simulator presets the plan's panels name and the ruler's sweep, and
+hands back a `SimResults` (`pipeline.artifacts.sim`, stored as sim/*.json).
 """

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.sim import SweepView, trace_values
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import (
     FitError,
     draw_cast_legend,
@@ -23,16 +25,15 @@ from pipeline.draw import (
     draw_tick,
 )
 from pipeline.draw.filters import shared_filter
-from pipeline.draw.showcase import (
+from pipeline.errors import InputError
+from pipeline.plan.model import Concept, Panel, load_plan
+from pipeline.simulate.showcase import (
     EXAMPLE_PLAN,
     FIXTURE_SWEEP,
     SCENE_FOR,
     generic_concept,
     sample_concept,
 )
-from pipeline.errors import InputError
-from pipeline.plan.model import Concept, Panel, load_plan
-from pipeline.simulate.results import trace_values
 from sim.presets.scenarios import run_preset
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -47,13 +48,18 @@ GOLDEN_CASES = [
     ("kv_blocks", "preemption"), ("queue", "admission"), ("clock", "metrics"),
     ("bars", "arithmetic"), ("roofline", "arithmetic"),
 ]
+SWEEP = SweepView.from_json(FIXTURE_SWEEP)
+
+
+def _trace(name: str) -> TraceView:
+    return TraceView.from_json(run_preset(name, detail=True))
 
 
 def _panel_svg(scene: str, scenario: str, variant: str, lang: str = "zh") -> str:
     concept = sample_concept(scenario, scene, lang)
     panel = concept.trouble if variant == "without" else concept.fix
     side = "trouble" if variant == "without" else "fix"
-    trace = run_preset(f"{scenario}/{variant}", detail=True)
+    trace = _trace(f"{scenario}/{variant}")
     return draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)
 
 
@@ -94,10 +100,10 @@ def _all_svgs() -> list[str]:
     ruled = plan.model_copy(deep=True)
     ruled.concepts[4].technique = "continuous_batching"
     out += [draw_main_thread(plan, lang="zh"), draw_cast_legend(plan, lang="zh"),
-            draw_ruler(ruled, FIXTURE_SWEEP, lang="zh"),
+            draw_ruler(ruled, SWEEP, lang="zh"),
             draw_main_thread(plan, lang="zh", narrow=True),
-            draw_ruler(ruled, FIXTURE_SWEEP, lang="zh", narrow=True),
-            draw_step_strip(run_preset("chunked_prefill/with"), 2, lang="zh", focus=["D"]),
+            draw_ruler(ruled, SWEEP, lang="zh", narrow=True),
+            draw_step_strip(_trace("chunked_prefill/with"), 2, lang="zh", focus=["D"]),
             draw_tick(seed_id="x")]
     out += [draw_stamp(s, lang=lang, seed_id="kv_cache") for s in ("learned", "review", "next")  # type: ignore[arg-type]
             for lang in ("zh", "en")]
@@ -197,7 +203,7 @@ def test_overrides_move_to_alt_and_scale() -> None:
     root = ET.fromstring(base)
     movable = next(t for t in root.iter(f"{NS}text") if t.get("data-alt"))
     concept = sample_concept("chunked_prefill", "budget", "zh")
-    trace = run_preset("chunked_prefill/with")
+    trace = _trace("chunked_prefill/with")
     moved = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
                        overrides={movable.get("id", ""): {"anchor": "alt"}})
     el = next(t for t in ET.fromstring(moved).iter(f"{NS}text") if t.get("id") == movable.get("id"))
@@ -233,7 +239,7 @@ def test_ruler_is_ink_only_and_marks_each_verdict() -> None:
     plan = load_plan(EXAMPLE_PLAN)
     ruled = plan.model_copy(deep=True)
     ruled.concepts[4].technique = "continuous_batching"
-    svg = draw_ruler(ruled, FIXTURE_SWEEP, lang="zh")
+    svg = draw_ruler(ruled, SWEEP, lang="zh")
     for state in ("--run", "--new", "--stored", "--freed", "--idle"):
         assert f"var({state})" not in svg
     assert 'fill="var(--ink)"' in svg and 'fill="var(--paper)"' in svg  # filled and hollow
@@ -242,8 +248,8 @@ def test_ruler_is_ink_only_and_marks_each_verdict() -> None:
 
 
 def test_queue_shows_a_small_sequence_slot_limit() -> None:
-    trace = run_preset("admission/with", detail=True)
-    assert trace["engine"]["max_num_seqs"] == 3
+    trace = _trace("admission/with")
+    assert trace.engine is not None and trace.engine.max_num_seqs == 3
     concept = sample_concept("admission", "queue", "zh")
     svg = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")
     words = "".join(ET.fromstring(svg).itertext())
@@ -264,8 +270,8 @@ def test_narrow_diagrams_keep_words_readable_on_a_phone(lang: str) -> None:
     ruled = plan.model_copy(deep=True)
     ruled.concepts[4].technique = "continuous_batching"
     pairs = [(draw_main_thread(plan, lang=lang), draw_main_thread(plan, lang=lang, narrow=True)),
-             (draw_ruler(ruled, FIXTURE_SWEEP, lang=lang),
-              draw_ruler(ruled, FIXTURE_SWEEP, lang=lang, narrow=True))]
+             (draw_ruler(ruled, SWEEP, lang=lang),
+              draw_ruler(ruled, SWEEP, lang=lang, narrow=True))]
     for wide, narrow in pairs:
         root = ET.fromstring(narrow)
         width = float((root.get("viewBox") or "").split()[2])
@@ -335,9 +341,9 @@ def test_step_strips_stay_readable_across_the_phone_column(lang: str) -> None:
     the step's number and sentence): all its words, letters included, come out at >= 11 px."""
     from tests.draw.test_layout_props import inherited
 
-    trace = run_preset("chunked_prefill/with", detail=True)
-    for step in trace["steps"]:
-        root = ET.fromstring(draw_step_strip(trace, step["index"], lang=lang, focus=["D"]))
+    trace = _trace("chunked_prefill/with")
+    for step in trace.steps:
+        root = ET.fromstring(draw_step_strip(trace, step.index, lang=lang, focus=["D"]))
         scale = PHONE_COLUMN_PX / float((root.get("viewBox") or "").split()[2])
         parents = {c: p for p in root.iter() for c in p}
         for t in root.iter(f"{NS}text"):
@@ -350,8 +356,7 @@ def test_roofline_numbers_come_from_the_trace() -> None:
     the trace's figures; batch 32's step is barely longer than batch 1's."""
     seen = {}
     for variant in ("without", "with"):
-        trace = run_preset(f"arithmetic/{variant}", detail=True)
-        fig = trace["figures"]
+        fig = _trace(f"arithmetic/{variant}").figures
         words = " ".join(ET.fromstring(_panel_svg("roofline", "arithmetic", variant)).itertext())
         assert f"读显存 {fig['decode_step_ms']:.1f} 毫秒" in words
         assert f"每秒 {fig['decode_tokens_per_s']:.0f} 个" in words
@@ -366,7 +371,7 @@ def test_roofline_refuses_a_trace_without_the_arithmetic_figures() -> None:
     """The arithmetic sliver is the simulator's figure, never an estimate: a trace without
     `figures` (any other scenario) is refused with a message naming the scenario to use."""
     concept = sample_concept("arithmetic", "roofline", "zh")
-    trace = run_preset("batching/with", detail=True)
+    trace = _trace("batching/with")
     with pytest.raises(InputError, match="arithmetic scenario"):
         draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh")
 

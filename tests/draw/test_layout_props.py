@@ -10,16 +10,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline import fonts
+from pipeline.artifacts.sim import trace_values
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import FitError, draw_panel
 from pipeline.draw.layout import Box, vertical_metrics
 from pipeline.plan.model import Concept, Panel
-from pipeline.simulate.results import trace_values
 from sim.presets.scenarios import run_preset
 
 NS = "{http://www.w3.org/2000/svg}"
 CJK = st.sampled_from(list("的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可也你"))
 LATIN = st.sampled_from(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "))
-TRACE = run_preset("batching/with")
+TRACE = TraceView.from_json(run_preset("batching/with"))
 
 
 def _text(lang: str, limit: int) -> st.SearchStrategy[str]:

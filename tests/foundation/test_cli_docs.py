@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from pipeline.artifacts.sim import SweepView
 from pipeline.build.stages import technique_violations
 from pipeline.cli import COMMANDS, build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
@@ -90,11 +91,11 @@ def test_unknown_ruler_technique_is_a_plan_error():
         __import__("json").loads((REPO / "examples/llm-inference/plan.json").read_text("utf-8"))
     )
     sweep = {"techniques": [{"id": "continuous_batching"}]}
-    found = [str(v) for v in technique_violations(plan, sweep)]
+    found = [str(v) for v in technique_violations(plan, SweepView.from_json(sweep))]
     assert found and all("unknown technique" in v for v in found)
     assert any(v.startswith("concepts[") and ".technique" in v for v in found)
     full = {"techniques": [{"id": c.technique} for c in plan.concepts if c.technique]}
-    assert technique_violations(plan, full) == []
+    assert technique_violations(plan, SweepView.from_json(full)) == []
 
 
 def test_atomic_write_leaves_no_temp_and_a_readable_file(tmp_path):

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus, Paragraph, ReadingListEntry, Source
 from pipeline.config import PageConfig
 from pipeline.links.check import LinkReport, LinkResult
 from pipeline.plan.model import Plan, parse_plan
-from pipeline.simulate.results import SimResults
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKED = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -23,11 +23,12 @@ def load_fixture_plan(name: str = "plan_small.json") -> Plan:
 
 
 def fixture_sim() -> SimResults:
-    sim = SimResults()
-    for variant in ("with", "without"):
-        trace = json.loads((FIXTURES / f"trace-chunk-{variant}.json").read_text(encoding="utf-8"))
-        sim.traces[f"chunk/{variant}"] = trace
-    return sim
+    return SimResults({
+        f"chunk/{variant}": json.loads(
+            (FIXTURES / f"trace-chunk-{variant}.json").read_text(encoding="utf-8")
+        )
+        for variant in ("with", "without")
+    })
 
 
 def fixture_corpus() -> Corpus:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from pipeline.artifacts.trace import CostView, TraceView
 from pipeline.plan.model import GlossaryEntry
 from pipeline.render.glossary import Glossary
 from pipeline.render.walkthrough import comparison_rows, step_sentences
@@ -82,22 +85,23 @@ def test_comparison_counts_the_same_way_for_both_variants() -> None:
 
 def test_time_rows_are_labelled_in_the_cost_model_unit() -> None:
     sim = fixture_sim()
-    without, with_ = (dict(sim.traces[f"chunk/{v}"]) for v in ("without", "with"))
-    for trace in (without, with_):
-        trace["cost"] = {"kind": "linear", "c0": 5.0, "c_tok": 0.04, "time_unit": "ms"}
+    ms = CostView(kind="linear", time_unit="ms")
+    without, with_ = (replace(sim.traces[f"chunk/{v}"], cost=ms) for v in ("without", "with"))
     labels = [r.label for r in comparison_rows(without, with_, "D", "zh")]
     assert "D 的首字延迟（毫秒）" in labels and "老请求最长出字间隔（毫秒）" in labels
     assert not any("（步）" in label for label in labels)
     en = [r.label for r in comparison_rows(without, with_, "D", "en")]
     assert "D's time to first token (ms)" in en
-    with_["cost"] = {"kind": "unit", "time_unit": "step"}
+    with_ = replace(with_, cost=CostView(kind="unit", time_unit="step"))
     mixed = [r.label for r in comparison_rows(without, with_, "D", "en")]
     # Two clocks: the timed rows are dropped rather than compared across units.
     assert not any("time to first token" in label for label in mixed) and "Steps in total" in mixed
 
 
 def test_english_counts_of_one_are_singular() -> None:
-    trace = {"steps": [{"index": 1, "scheduled": {"D": 1}, "emitted": [], "running": ["D"]}]}
+    trace = TraceView.from_json(
+        {"steps": [{"index": 1, "scheduled": {"D": 1}, "emitted": [], "running": ["D"]}]}
+    )
     [row] = step_sentences(trace, "en")
     assert row.sentence == "D prefills 1 prompt token, no output yet; 1 token in this step."
     [zh] = step_sentences(trace, "zh")

@@ -197,7 +197,7 @@ def test_every_concept_term_is_defined_where_it_first_appears(
 
 def test_walkthrough_rows_and_table_come_from_the_traces(soup: BeautifulSoup) -> None:
     sim = fixture_sim()
-    steps = sim.traces["chunk/with"]["steps"]
+    steps = sim.traces["chunk/with"].steps
     rows = soup.select("section[data-section=walkthrough] li.step")
     assert len(rows) == len(steps)
     assert "D 预填充 5 个 token" in rows[1].get_text()

@@ -6,9 +6,7 @@ with the batch, so tokens per ms multiply). The roofline scene is in `roofline.p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import FAINT, TINT_OPACITY, colour
@@ -27,16 +25,16 @@ BEAN_STEP = 28.0
 MAX_BEANS = 8
 
 
-def decode_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
+def decode_step(trace: TraceView) -> StepView:
     """The first step whose scheduled requests each get exactly one token."""
-    for s in trace["steps"]:
-        if s["scheduled"] and all(n == 1 for n in s["scheduled"].values()):
+    for s in trace.steps:
+        if s.scheduled and all(n == 1 for n in s.scheduled.values()):
             return s
-    return trace["steps"][-1]
+    return trace.steps[-1]
 
 
 def _unit(ctx: SceneContext) -> str:
-    unit = (ctx.trace or {}).get("cost", {}).get("time_unit", "")
+    unit = (ctx.trace.cost.time_unit or "") if ctx.trace else ""
     return ctx.word("ms") if unit == "ms" else ctx.word("steps")
 
 
@@ -44,8 +42,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
     step = decode_step(trace)
-    n = len(step["scheduled"])
-    dt = float(step["end"] - step["start"])
+    n = len(step.scheduled)
+    dt = step.duration
     scale = (SCENE_X1 - 10 - BAR_X0) / (dt * 1.3 or 1.0)
     cast.gpu(cv, 60, BAR_Y - 6, busy=True)
     crate_word = "权重" if ctx.lang == "zh" else "weights"
@@ -65,7 +63,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     )
     shown = min(n, MAX_BEANS)
     for k in range(shown):
-        rid = list(step["scheduled"])[k]
+        rid = list(step.scheduled)[k]
         cast.bean(
             cv,
             rid[-1] if len(rid) > 1 else rid,

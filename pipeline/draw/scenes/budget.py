@@ -36,7 +36,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     assert trace is not None
     cols = steps(trace)
     cap = budget(trace)
-    totals = [sum(s["scheduled"].values()) for s in cols]
+    totals = [s.total_tokens for s in cols]
     top = max([cap, *totals]) * HEADROOM or 1
     scale = (PLOT_Y1 - PLOT_TOP) / top
     pitch = (SCENE_X1 - PLOT_X0) / max(len(cols), 1)
@@ -50,12 +50,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     for j, step in enumerate(cols):
         x = PLOT_X0 + j * pitch + (pitch - bar_w) / 2
         y = PLOT_Y1
-        for rid, n in step["scheduled"].items():
+        for rid, n in step.scheduled.items():
             h = n * scale
             kind = "new" if phase(trace, rid, step) == "prefill" else "running"
             seg = rough.rect_poly(x, y - h, bar_w, h)
             cv.shape(
-                rough.jitter_poly(cv.rng(f"seg-{step['index']}-{rid}"), seg, 0.6),
+                rough.jitter_poly(cv.rng(f"seg-{step.index}-{rid}"), seg, 0.6),
                 fill=colour(kind),
                 opacity=TINT_OPACITY + 0.1,
                 colour=colour(kind),
@@ -75,7 +75,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 )
             y -= h
         cv.layout.place(
-            str(step["index"]),
+            str(step.index),
             x=x + bar_w / 2,
             cy=PLOT_Y1 + 10,
             role="axis",

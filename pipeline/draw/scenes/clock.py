@@ -26,24 +26,24 @@ GAP_LABEL_DY = 22.5  # under the gap arcs, clear of the "gaps" / "time" words be
 
 
 def pick_request(ctx: SceneContext) -> str:
-    reqs = ctx.trace["requests"] if ctx.trace else {}
+    reqs = ctx.trace.requests if ctx.trace else {}
     for rid in [*ctx.focus, "D"]:
         if rid in reqs:
             return rid
-    return max(reqs, key=lambda r: (reqs[r].get("ttft") or 0, r))
+    return max(reqs, key=lambda r: (reqs[r].ttft or 0, r))
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
     rid = pick_request(ctx)
-    req = trace["requests"][rid]
-    times = list(req.get("token_times") or [])
-    arrival = float(req.get("arrival", 0.0))
+    req = trace.requests[rid]
+    times = list(req.token_times)
+    arrival = req.arrival
     end = max([arrival, *times]) or 1.0
     t0 = 0.0
     span = (end - t0) * 1.05 or 1.0
-    unit = trace.get("cost", {}).get("time_unit", "")
+    unit = trace.cost.time_unit or ""
     unit_word = ctx.word("ms") if unit == "ms" else ctx.word("steps")
 
     def xs(t: float) -> float:

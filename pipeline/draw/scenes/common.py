@@ -6,14 +6,11 @@ from the simulator's step records, so pictures and numbers always agree with `si
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from pipeline.artifacts.trace import EngineView, StepView, TraceView
 from pipeline.plan.model import Concept, Panel
-
-Trace = Mapping[str, Any]
-Step = Mapping[str, Any]
 
 # The panel is 400 x 260; scenes draw inside this box, the caption band sits below it.
 SCENE_X0, SCENE_Y0, SCENE_X1, SCENE_Y1 = 16.0, 16.0, 384.0, 198.0
@@ -101,7 +98,7 @@ class SceneContext:
     concept: Concept
     side: str
     panel: Panel
-    trace: Trace | None
+    trace: TraceView | None
     lang: str
     focus: Sequence[str] = field(default_factory=list)
 
@@ -115,40 +112,43 @@ class SceneResult:
     numbers: bool
 
 
-def request_ids(trace: Trace, limit: int = MAX_LANES) -> list[str]:
-    return list(trace.get("requests", {}))[:limit]
+# What a scene assumes of a trace run without --detail (no engine record): nothing is known.
+UNKNOWN_ENGINE = EngineView(max_num_batched_tokens=0, max_num_seqs=0, num_blocks=0)
 
 
-def steps(trace: Trace, limit: int = MAX_STEPS) -> list[Step]:
-    return list(trace.get("steps", []))[:limit]
+def request_ids(trace: TraceView, limit: int = MAX_LANES) -> list[str]:
+    return list(trace.requests)[:limit]
 
 
-def phase(trace: Trace, rid: str, step: Step) -> str:
+def steps(trace: TraceView, limit: int = MAX_STEPS) -> list[StepView]:
+    return list(trace.steps)[:limit]
+
+
+def phase(trace: TraceView, rid: str, step: StepView) -> str:
     """'prefill' until the request's first token has been emitted before this step, then
     'decode'; a recompute after preemption counts as prefill again."""
-    req = trace["requests"][rid]
-    times = req.get("token_times") or []
-    before = [t for t in times if t <= step["start"] + 1e-9]
+    req = trace.requests[rid]
+    before = [t for t in req.token_times if t <= step.start + 1e-9]
     if not before:
         return "prefill"
-    n = step.get("scheduled", {}).get(rid, 0)
+    n = step.scheduled.get(rid, 0)
     return "decode" if n <= 1 else "prefill"
 
 
-def preempted_at(trace: Trace) -> list[int]:
-    return [s["index"] for s in trace.get("steps", []) if s.get("preempted")]
+def preempted_at(trace: TraceView) -> list[int]:
+    return [s.index for s in trace.steps if s.preempted]
 
 
-def first_waiting_step(trace: Trace) -> Step | None:
-    return next((s for s in trace.get("steps", []) if s.get("waiting")), None)
+def first_waiting_step(trace: TraceView) -> StepView | None:
+    return next((s for s in trace.steps if s.waiting), None)
 
 
-def engine(trace: Trace) -> Mapping[str, Any]:
-    return trace.get("engine", {})
+def engine(trace: TraceView) -> EngineView:
+    return trace.engine if trace.engine is not None else UNKNOWN_ENGINE
 
 
-def budget(trace: Trace) -> int:
-    return int(engine(trace).get("max_num_batched_tokens", 0))
+def budget(trace: TraceView) -> int:
+    return engine(trace).max_num_batched_tokens
 
 
 def fmt(value: float) -> str:

@@ -7,9 +7,7 @@ on the right. The step is chosen from the trace: first preemption, else the full
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
@@ -35,41 +33,42 @@ MAX_WAITING = 3
 HATCH_GAP = 4.5
 
 
-def pick_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
-    all_steps = trace["steps"]
-    hit = next((s for s in all_steps if s.get("preempted")), None)
+def pick_step(trace: TraceView) -> StepView:
+    all_steps = trace.steps
+    hit = next((s for s in all_steps if s.preempted), None)
     if hit is not None:
         return hit
-    if trace.get("stalled"):
+    if trace.stalled:
         return all_steps[-1]
-    return min(all_steps, key=lambda s: (s.get("free_blocks", 0), s["index"]))
+    return min(all_steps, key=lambda s: (s.free_blocks, s.index))
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
     step = pick_step(trace)
-    prev = next((s for s in trace["steps"] if s["index"] == step["index"] - 1), None)
-    bs = int(engine(trace).get("block_size", 16))
-    total = int(engine(trace).get("num_blocks", 0))
-    held: dict[str, int] = dict(step.get("blocks", {}))
+    prev = trace.step(step.index - 1)
+    bs = engine(trace).block_size
+    total = engine(trace).num_blocks
+    held: dict[str, int] = dict(step.blocks)
     freed = {
         rid: n
-        for rid, n in (prev or {}).get("blocks", {}).items()
-        if rid in step.get("preempted", [])
+        for rid, n in (prev.blocks if prev is not None else {}).items()
+        if rid in step.preempted
     }
     cells: list[tuple[str | None, str, int, int]] = []  # owner, kind, filled slots, reserved
     for rid, n in held.items():
-        computed = int(step.get("computed", {}).get(rid, 0))
-        reserved = int(step.get("reserved", {}).get(rid, n * bs))
-        hits = int(trace["requests"].get(rid, {}).get("prefix_hit_tokens", 0)) // bs
+        computed = step.computed.get(rid, 0)
+        reserved = step.reserved.get(rid, n * bs)
+        req = trace.requests.get(rid)
+        hits = (req.prefix_hit_tokens if req is not None else 0) // bs
         for b in range(n):
             filled = max(0, min(bs, computed - b * bs))
             kind = "stored" if b < hits else "running"
             cells.append((rid, kind, filled, max(0, min(bs, reserved - b * bs))))
     for rid, n in freed.items():
         cells.extend((rid, "freed", 0, 0) for _ in range(n))
-    free = int(step.get("free_blocks", 0))
+    free = step.free_blocks
     shown_free = max(0, min(free, MAX_BLOCKS - len(cells)))
     cells.extend((None, "free", 0, 0) for _ in range(shown_free))
     kinds = (
@@ -78,7 +77,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         else ["held", "stored", "freed"]
     )
     draw_key(cv, ctx, kinds)
-    step_word = f"第 {step['index']} 步" if ctx.lang == "zh" else f"step {step['index']}"
+    step_word = f"第 {step.index} 步" if ctx.lang == "zh" else f"step {step.index}"
     cv.layout.place(
         step_word,
         x=SCENE_X0,
@@ -107,7 +106,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             anchor="start",
             floor=None,
         )
-    waiting = list(step.get("waiting", []))[:MAX_WAITING]
+    waiting = list(step.waiting)[:MAX_WAITING]
     if waiting:
         cv.layout.place(
             ctx.word("waiting"),
@@ -118,7 +117,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             floor=None,
         )
         for k, rid in enumerate(waiting):
-            state = "freed" if rid in step.get("preempted", []) else "new"
+            state = "freed" if rid in step.preempted else "new"
             cast.bean(
                 cv,
                 rid,
@@ -129,12 +128,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 focus=rid in ctx.focus,
             )
     used = total - free
-    victims = ", ".join(step.get("preempted", []))
+    victims = ", ".join(step.preempted)
     if ctx.lang == "zh":
-        desc = f"KV 块：第 {step['index']} 步共 {total} 块，占用 {used} 块，空 {free} 块"
+        desc = f"KV 块：第 {step.index} 步共 {total} 块，占用 {used} 块，空 {free} 块"
         desc += f"；{victims} 被抢占、块被释放。" if victims else "。"
     else:
-        desc = f"KV blocks at step {step['index']}: {used} of {total} blocks in use, {free} free"
+        desc = f"KV blocks at step {step.index}: {used} of {total} blocks in use, {free} free"
         desc += f"; {victims} preempted and its blocks freed." if victims else "."
     return SceneResult(desc, True)
 

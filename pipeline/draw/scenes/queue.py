@@ -7,9 +7,8 @@ hand-drawn tick or cross computed from that step: running first, budget left, KV
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import FAINT, colour
@@ -36,8 +35,8 @@ Q_PITCH_TIGHT = 22.0  # four questions (with the slot limit) still clear the GPU
 SLOT_W, SLOT_H = 30.0, 44.0
 
 
-def pick_step(trace: Mapping[str, Any]) -> Mapping[str, Any]:
-    return next((s for s in trace["steps"] if s.get("waiting")), trace["steps"][0])
+def pick_step(trace: TraceView) -> StepView:
+    return next((s for s in trace.steps if s.waiting), trace.steps[0])
 
 
 def mark(cv: Canvas, eid: str, x: float, y: float, ok: bool) -> None:
@@ -61,14 +60,14 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     assert trace is not None
     step = pick_step(trace)
     cap = budget(trace)
-    used = sum(step["scheduled"].values())
+    used = step.total_tokens
     left = cap - used
-    bs = int(engine(trace).get("block_size", 16))
-    waiting = list(step.get("waiting", []))
+    bs = engine(trace).block_size
+    waiting = list(step.waiting)
     head = waiting[0] if waiting else None
-    need = math.ceil(step.get("tokens", {}).get(head, 0) / bs) if head else 0
-    free = int(step.get("free_blocks", 0))
-    step_word = f"第 {step['index']} 步" if ctx.lang == "zh" else f"step {step['index']}"
+    need = math.ceil(step.tokens.get(head, 0) / bs) if head else 0
+    free = step.free_blocks
+    step_word = f"第 {step.index} 步" if ctx.lang == "zh" else f"step {step.index}"
     cv.layout.place(
         step_word,
         x=SCENE_X0,
@@ -98,10 +97,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         (ctx.word("q_budget"), left > 0, f"{left}/{cap}"),
         (ctx.word("q_blocks"), not head or free >= need, f"{free}/{need}" if head else str(free)),
     ]
-    seqs = int(engine(trace).get("max_num_seqs", 0))
+    seqs = engine(trace).max_num_seqs
     # A sequence-slot limit small enough to bind here is the fourth question (and drawn slots).
     slots = seqs if 0 < seqs <= MAX_BATCH else 0
-    running = len(step.get("running", []))
+    running = len(step.running)
     if slots:
         answers.append((ctx.word("q_slots"), running < slots, f"{running}/{slots}"))
     pitch = Q_PITCH_TIGHT if slots else Q_PITCH
@@ -118,7 +117,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             anchor="start",
             max_width=150,
         )
-    batch = list(step["scheduled"].items())[:MAX_BATCH]
+    batch = list(step.scheduled.items())[:MAX_BATCH]
     if slots:  # the engine's seats: a faint box per sequence slot, empty ones stay visible
         rng = cv.rng("slots")
         cv.stroke(
@@ -174,13 +173,13 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     names = "".join(rid for rid, _ in batch)
     if ctx.lang == "zh":
         desc = (
-            f"排队图：第 {step['index']} 步，批里有 {names}（{used}/{cap} 个令牌），"
+            f"排队图：第 {step.index} 步，批里有 {names}（{used}/{cap} 个令牌），"
             f"{'、'.join(waiting) or '没人'}在排队，空闲 KV 块 {free} 个"
             + (f"，序列空位 {running}/{slots}。" if slots else "。")
         )
     else:
         desc = (
-            f"Queue at step {step['index']}: the batch holds {names} ({used}/{cap} tokens), "
+            f"Queue at step {step.index}: the batch holds {names} ({used}/{cap} tokens), "
             f"{', '.join(waiting) or 'nobody'} waiting, {free} KV blocks free"
             + (f", sequence slots {running}/{slots}." if slots else ".")
         )

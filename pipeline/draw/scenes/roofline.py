@@ -9,9 +9,8 @@ multiply. Every number comes from the trace's `figures` (sim.presets.scenarios.a
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import FAINT, TINT_OPACITY, colour
@@ -55,13 +54,13 @@ def _nice_axis(v: float) -> tuple[float, float]:
     return 10.0 ** (k + 1), 2.0 * 10**k
 
 
-def read_figures(trace: Mapping[str, Any]) -> tuple[int, float, float, float]:
+def read_figures(trace: TraceView) -> tuple[int, float, float, float]:
     """(batch, decode step ms, tokens/s, arithmetic ms of that step) from the trace's `figures`,
     which the simulator computes with the cost model that timed the steps."""
-    fig = trace.get("figures") or {}
+    fig = trace.figures
     missing = [k for k in FIGURE_KEYS if k not in fig]
     if missing:
-        scenario = (trace.get("scenario") or {}).get("id", "?")
+        scenario = trace.scenario.id if trace.scenario.id is not None else "?"
         raise InputError(
             f"roofline scene: trace of scenario {scenario!r} has no figures {missing}; "
             "draw it from the arithmetic scenario (sim.presets.scenarios.run_preset('arithmetic/...'))"

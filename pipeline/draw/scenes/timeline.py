@@ -6,6 +6,7 @@ Used for static vs continuous batching, chunked prefill, preemption, admission.
 
 from __future__ import annotations
 
+from pipeline.artifacts.trace import StepView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import TINT_OPACITY, colour
@@ -15,7 +16,6 @@ from pipeline.draw.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
-    Step,
     phase,
     request_ids,
     steps,
@@ -29,18 +29,18 @@ BEAN_X = 32.0
 AXIS_GAP = 10.0
 
 
-def cell_kind(ctx: SceneContext, rid: str, step: Step) -> str | None:
+def cell_kind(ctx: SceneContext, rid: str, step: StepView) -> str | None:
     assert ctx.trace is not None
-    req = ctx.trace["requests"][rid]
-    if rid in step.get("preempted", []):
+    req = ctx.trace.requests[rid]
+    if rid in step.preempted:
         return "freed"
-    if rid in step.get("scheduled", {}):
+    if rid in step.scheduled:
         return "new" if phase(ctx.trace, rid, step) == "prefill" else "running"
-    if rid in step.get("waiting", []):
+    if rid in step.waiting:
         return "waiting"
-    if rid in step.get("running", []):
+    if rid in step.running:
         return "idle"
-    if req.get("arrival", 0) <= step["start"] and (req.get("finish") or 1e18) > step["start"]:
+    if req.arrival <= step.start and (req.finish or 1e18) > step.start:
         return "waiting"
     return None
 
@@ -56,31 +56,31 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     with cv.batch():  # cells of one kind become one path; marks stay on top of the tints
         for i, rid in enumerate(rids):
             cy = SCENE_TOP + LANE_PITCH * (i + 0.5)
-            req = trace["requests"][rid]
-            state = "new" if req.get("arrival", 0) > 0 else "running"
+            req = trace.requests[rid]
+            state = "new" if req.arrival > 0 else "running"
             cast.bean(cv, rid, BEAN_X, cy - 2, state, eid=f"lane-{rid}", focus=rid in ctx.focus)
             counts: list[tuple[str, float]] = []
             for j, step in enumerate(cols):
                 x = LANE_X0 + j * width
                 kind = cell_kind(ctx, rid, step)
                 _cell(cv, rid, step, kind, x + 1.5, cy - CELL_H / 2, width - 3)
-                n = step["scheduled"].get(rid, 0)
+                n = step.scheduled.get(rid, 0)
                 if kind in ("new", "running") and n > 1:
                     counts.append((str(n), x + width / 2))
                 if (
-                    req.get("token_times")
-                    and abs(req["token_times"][0] - step["end"]) < 1e-9
+                    req.token_times
+                    and abs(req.token_times[0] - step.end) < 1e-9
                     and kind in ("new", "running")
                 ):
                     _spark(cv, f"spark-{rid}", x + width - 2, cy - CELL_H / 2 - 2)
-                if rid in step.get("finished", []):
+                if rid in step.finished:
                     _flag(cv, f"flag-{rid}", x + width - 1, cy + CELL_H / 2)
             if counts:  # how many tokens each step computed for this request
                 cv.layout.place_row(counts, cy=cy, role="label", size=SMALL_SIZE)
     rng = cv.rng("axis")
     cv.stroke(rough.arrow(rng, (LANE_X0, axis_y - 5), (SCENE_X1, axis_y - 5), 0.5, 0, 6), width=1.2)
     cv.layout.place_row(
-        [(str(step["index"]), LANE_X0 + (j + 0.5) * width) for j, step in enumerate(cols)],
+        [(str(step.index), LANE_X0 + (j + 0.5) * width) for j, step in enumerate(cols)],
         cy=axis_y + 4,
         role="axis",
         size=SMALL_SIZE,
@@ -94,8 +94,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         anchor="end",
         floor=None,
     )
-    total = len(trace.get("steps", []))
-    waits = {rid: sum(1 for s in trace["steps"] if rid in s.get("waiting", [])) for rid in rids}
+    total = len(trace.steps)
+    waits = {rid: sum(1 for s in trace.steps if rid in s.waiting) for rid in rids}
     worst = max(rids, key=lambda r: (waits[r], r))
     if ctx.lang == "zh":
         desc = f"时间线：{len(rids)} 个请求共 {total} 步；{worst} 排队等了 {waits[worst]} 步。"
@@ -110,7 +110,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 def _cell(
     cv: Canvas,
     rid: str,
-    step: Step,
+    step: StepView,
     kind: str | None,
     x: float,
     y: float,
@@ -118,7 +118,7 @@ def _cell(
 ) -> None:
     if kind is None:
         return
-    rng = cv.rng(f"cell-{rid}-{step['index']}")
+    rng = cv.rng(f"cell-{rid}-{step.index}")
     poly = rough.rect_poly(x, y, w, CELL_H)
     if kind in ("new", "running"):
         cv.shape(

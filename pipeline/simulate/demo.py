@@ -1,4 +1,4 @@
-"""`python -m pipeline.draw.demo OUT_DIR`: every scene for both variants of every scenario, plus
+"""`python -m pipeline.simulate.demo OUT_DIR`: every scene for both variants of every scenario, plus
 the main thread, cast legend, ruler, step strips and stamps, in one HTML file for eyeballing.
 
 Light (grid paper) and dark (chalkboard) themes side by side; fonts embedded like the real page.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pipeline import fonts
 from pipeline.draw.defs import draw_symbol_defs
-from pipeline.draw.showcase import SCENE_FOR, demo_sections
+from pipeline.simulate.showcase import SCENE_FOR, demo_sections
 
 LIGHT = (
     "--paper:#fbf8ef;--ink:#2b2b2b;--run:#2f9e44;--new:#e8590c;--stored:#1971c2;"
@@ -54,7 +54,7 @@ def page() -> str:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m pipeline.draw.demo OUT_DIR", file=sys.stderr)
+        print("usage: python -m pipeline.simulate.demo OUT_DIR", file=sys.stderr)
         return 2
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

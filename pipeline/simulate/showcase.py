@@ -1,16 +1,20 @@
-"""Sample plan pieces for the demo and the golden tests: one panel per scenario and variant.
+"""Sample plan pieces for the drawing demo (`pipeline.simulate.demo`) and the golden tests: one
+panel per scenario and variant, drawn from the simulator's presets.
 
-Captions bind numbers through placeholders, exactly as a real plan does.
+Captions bind numbers through placeholders, exactly as a real plan does. This runs the
+simulator, so it lives beside the page, not in `pipeline.draw` (which only receives trace views).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pipeline.artifacts.sim import SweepView, trace_values
+from pipeline.artifacts.trace import TraceView
 from pipeline.draw.panel import draw_panel
 from pipeline.plan.model import Concept, Panel
-from pipeline.simulate.results import trace_values
 
 EXAMPLE_PLAN = Path(__file__).resolve().parents[2] / "examples" / "llm-inference" / "plan.json"
 # Which example concept stands for which sweep technique (the example plan leaves them unset).
@@ -116,7 +120,7 @@ def generic_concept(lang: str) -> Concept:
     )
 
 
-def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
+def scenario_panels(traces: Mapping[str, TraceView], lang: str) -> list[tuple[str, str]]:
     """(label, svg) for every scenario x variant (and the extra scenes), in catalogue order."""
     out = []
     for scenario, (scene, *_rest) in SCENE_FOR.items():
@@ -132,17 +136,17 @@ def scenario_panels(traces: dict[str, Any], lang: str) -> list[tuple[str, str]]:
     return out
 
 
-def all_traces() -> dict[str, Any]:
+def all_traces() -> dict[str, TraceView]:
     from sim.presets.scenarios import SCENARIOS, run_preset
 
     return {
-        f"{sid}/{v}": run_preset(f"{sid}/{v}", detail=True)
+        f"{sid}/{v}": TraceView.from_json(run_preset(f"{sid}/{v}", detail=True))
         for sid in SCENARIOS
         for v in ("without", "with")
     }
 
 
-def diagram_sections(traces: dict[str, Any]) -> list[str]:
+def diagram_sections(traces: Mapping[str, TraceView]) -> list[str]:
     """Main thread, legend, ruler, step strips, stamps of the example plan (zh)."""
     from pipeline.draw import (
         draw_cast_legend,
@@ -158,10 +162,10 @@ def diagram_sections(traces: dict[str, Any]) -> list[str]:
     plan = load_plan(EXAMPLE_PLAN)
     lang = plan.lang
     try:
-        measured = sweep()
+        measured = SweepView.from_json(sweep())
         note = "sim.presets.sweep"
     except ImportError as err:  # the sweep's fast path needs numpy; show the shape anyway
-        measured = FIXTURE_SWEEP
+        measured = SweepView.from_json(FIXTURE_SWEEP)
         note = f"FIXTURE sweep (sim.presets.sweep unavailable: {err})"
     ruled = plan.model_copy(deep=True)
     for concept in ruled.concepts:
@@ -173,12 +177,12 @@ def diagram_sections(traces: dict[str, Any]) -> list[str]:
         row = ""
         for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
             trace = traces.get(f"{panel.scenario}/{panel.variant}") if panel.scenario else None
-            values = trace_values(trace) if trace else {}
+            values = trace_values(trace) if trace is not None else {}
             row += f"<div>{draw_panel(concept, side, panel, trace, values, lang=lang)}</div>"  # type: ignore[arg-type]
         out.append(f"<h3>card {concept.id}</h3>{row}")
     trace = traces["chunked_prefill/with"]
-    strips = "".join(draw_step_strip(trace, s["index"], lang=lang, focus=["D"])
-                     for s in trace["steps"][:4])
+    strips = "".join(draw_step_strip(trace, s.index, lang=lang, focus=["D"])
+                     for s in trace.steps[:4])
     out.append(f'<div class="wide">{strips}</div>')
     stamps = "".join(draw_stamp(st, lang=lang, seed_id="demo") for st in ("learned", "review", "next"))
     out.append(f'<div class="wide small">{stamps}{draw_tick(seed_id="demo")}</div>')

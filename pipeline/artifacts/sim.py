@@ -1,0 +1,161 @@
+"""The sim stage's artifact (`sim/*.json`): one trace per `scenario/variant` and the ruler's sweep,
+with their typed views (`pipeline.artifacts.trace.TraceView`, `SweepView`) and the placeholder
+values captions are filled from (`{D.ttft}` → `trace_values`).
+
+The JSON is kept as the simulator wrote it, so `save` writes back the same bytes `load` read;
+everything else reads the views.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.artifacts.trace import Json, TraceView
+from pipeline.atomic import write_atomic
+from pipeline.plan.model import Panel
+
+SWEEP_FILE = "sweep.json"
+
+# Per-request trace fields a caption may name, e.g. `{D.ttft}`.
+REQUEST_FIELDS = (
+    "arrival",
+    "first_token",
+    "finish",
+    "output_tokens",
+    "ttft",
+    "tpot",
+    "e2el",
+    "preemptions",
+    "prefix_hit_tokens",
+)
+
+
+@dataclass(frozen=True)
+class TechniqueView:
+    """One technique of the ruler's sweep: its measured change per metric, in percent."""
+
+    id: str
+    label: str = ""
+    change_pct: Mapping[str, float | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SweepView:
+    """The ruler's sweep (`sim.presets.sweep`): every technique's effect on one workload."""
+
+    techniques: tuple[TechniqueView, ...] = ()
+    metrics: tuple[str, ...] = ()
+    description: str = ""
+
+    def technique(self, tid: str) -> TechniqueView | None:
+        return next((t for t in self.techniques if t.id == tid), None)
+
+    @classmethod
+    def from_json(cls, data: Json) -> SweepView:
+        workload = data.get("workload")
+        return cls(
+            techniques=tuple(
+                TechniqueView(
+                    str(t["id"]),
+                    str(t.get("label", "")),
+                    {
+                        m: None if v is None else float(v)
+                        for m, v in (t.get("change_pct") or {}).items()
+                    },
+                )
+                for t in data.get("techniques", [])
+            ),
+            metrics=tuple(str(m) for m in data.get("metrics", [])),
+            description=str(workload.get("description", "")) if isinstance(workload, Mapping) else "",
+        )
+
+
+def format_number(value: float | None) -> str:
+    """Whole numbers as integers, others with one decimal: small enough to check by hand."""
+    if value is None:
+        return "?"
+    rounded = round(float(value), 1)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"
+
+
+def trace_values(trace: TraceView) -> dict[str, str]:
+    """The placeholder values a trace offers: `X.field` per request, plus page-wide figures."""
+    values: dict[str, str] = {}
+    for rid, req in trace.requests.items():
+        for name in REQUEST_FIELDS:
+            value = getattr(req, name)
+            if value is not None:
+                values[f"{rid}.{name}"] = format_number(value)
+        first_sched = next((s.index for s in trace.steps if rid in s.scheduled), None)
+        if first_sched is not None:
+            values[f"{rid}.first_step"] = str(first_sched)
+            values[f"{rid}.wait"] = format_number(first_sched - 1 - req.arrival)
+    steps = trace.steps
+    values["steps"] = str(len(steps))
+    values["tokens"] = str(sum(s.total_tokens for s in steps))
+    values["preempted"] = str(sum(len(s.preempted) for s in steps))
+    if trace.summary.duration is not None:
+        values["duration"] = format_number(trace.summary.duration)
+    if trace.summary.output_throughput is not None:
+        values["throughput"] = format_number(trace.summary.output_throughput)
+    if steps:
+        values["min_free_blocks"] = str(min(s.free_blocks for s in steps))
+    for key, val in trace.figures.items():
+        values[key] = format_number(val)
+    return values
+
+
+@dataclass(frozen=True)
+class SimResults:
+    """The sim stage's artifact: trace JSON by `scenario/variant`, and the ruler's sweep, as the
+    simulator wrote them; `traces` and `sweep` are their typed views."""
+
+    trace_json: Mapping[str, Json] = field(default_factory=dict)
+    sweep_json: Json | None = None
+    traces: Mapping[str, TraceView] = field(init=False, repr=False, compare=False)
+    sweep: SweepView | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        views = {name: TraceView.from_json(t) for name, t in self.trace_json.items()}
+        object.__setattr__(self, "traces", views)
+        sweep = SweepView.from_json(self.sweep_json) if self.sweep_json is not None else None
+        object.__setattr__(self, "sweep", sweep)
+
+    def trace(self, scenario: str, variant: str) -> TraceView | None:
+        return self.traces.get(f"{scenario}/{variant}")
+
+    def panel_trace(self, panel: Panel) -> TraceView | None:
+        if panel.scenario is None or panel.variant is None:
+            return None
+        return self.trace(panel.scenario, panel.variant)
+
+    def values(self, panel: Panel) -> Mapping[str, str]:
+        trace = self.panel_trace(panel)
+        return trace_values(trace) if trace is not None else {}
+
+    def save(self, out_dir: Path) -> None:
+        """One `<scenario>--<variant>.json` per trace, and `sweep.json`."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, trace in self.trace_json.items():
+            _write_json(out_dir / (name.replace("/", "--") + ".json"), trace)
+        if self.sweep_json is not None:
+            _write_json(out_dir / SWEEP_FILE, self.sweep_json)
+
+    @classmethod
+    def load(cls, out_dir: Path) -> SimResults:
+        traces: dict[str, Json] = {}
+        sweep: Json | None = None
+        for path in sorted(out_dir.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if path.name == SWEEP_FILE:
+                sweep = data
+            else:
+                traces[path.stem.replace("--", "/")] = data
+        return cls(traces, sweep)
+
+
+def _write_json(path: Path, data: object) -> None:
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
