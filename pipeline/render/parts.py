@@ -81,9 +81,13 @@ def _link_result(links: object | None, url: str) -> object | None:
 
 
 def _matching_source(corpus: Corpus, url: str) -> Source | None:
-    """An ingested saved copy of the page (HTML, PDF). A Markdown or text note whose front matter
-    names the URL is a note ABOUT the page: its length says nothing of the page's."""
+    """An ingested saved copy of the page: the one ingest matched to its reading-list entry (by
+    URL or title, any kind), else an HTML/PDF with its URL. A Markdown or text note whose front
+    matter names the URL is a note ABOUT the page: its length says nothing of the page's."""
     key = normalize_url(url)
+    for entry in corpus.reading_list:  # the saved copy ingest matched to the entry (issue 13)
+        if entry.matched_source and normalize_url(entry.url) == key:
+            return corpus.source(entry.matched_source)
     return next(
         (
             s
