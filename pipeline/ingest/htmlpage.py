@@ -168,8 +168,8 @@ def parse_html(data: bytes) -> Extracted:
     url, url_from = _page_url(soup, front.url, saved_from.group(1) if saved_from else None)
     date = _meta(soup, *DATE_META) or front.date
     root = _article_root(soup)
-    h1 = root.find("h1") or soup.find("h1")
-    h1_text = h1.get_text(" ", strip=True) if isinstance(h1, Tag) else ""
+    site_names += _title_tag_site(tag_title)
+    h1_text = _article_h1(root, soup, site_names)
     if not date:
         time = root.find("time", attrs={"datetime": True})
         date = str(time["datetime"]) if isinstance(time, Tag) else None
@@ -208,6 +208,23 @@ def fragment_paragraphs(html: str) -> tuple[list[str], list[str]]:
     soup = BeautifulSoup(html, "html.parser")
     _strip_page(soup)
     return html_paragraphs(soup), _links(soup)
+
+
+def _title_tag_site(tag_title: str) -> list[str]:
+    """The site's name as `<title>` gives it ("Post | Blog" → "Blog"), when it is cut off."""
+    head = strip_site_suffix(tag_title)
+    tail = tag_title[len(head) :].strip()
+    return [re.sub(r"^\W+", "", tail)] if head != tag_title.strip() and tail else []
+
+
+def _article_h1(root: Tag, soup: BeautifulSoup, site_names: list[str]) -> str:
+    """The first h1 of the article (else of the page) that is not the site's name."""
+    names = {n.casefold() for n in site_names}
+    for h1 in [*root.find_all("h1"), *soup.find_all("h1")]:
+        text = h1.get_text(" ", strip=True)
+        if text and text.casefold() not in names:
+            return text
+    return ""
 
 
 def _meta(soup: BeautifulSoup, *attrs: dict[str, Any]) -> str | None:

@@ -73,6 +73,8 @@ AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>]+)>")
 EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])|~~(.+?)~~")
 MYST_ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
 ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+ESCAPE_BASE = 0xE000  # escaped ASCII punctuation is parked in the Private Use Area
+UNESCAPE = {ESCAPE_BASE + c: chr(c) for c in range(0x21, 0x7F)}
 HTML_NAMES = (
     "a|abbr|address|article|aside|audio|b|bdi|bdo|blockquote|br|button|caption|center|cite|"
     "code|col|colgroup|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|font|footer|form|"
@@ -149,13 +151,13 @@ def _title(
 
 
 def _prepare(text: str) -> _Body:
-    """Code tags to fences, then (outside code) comments and template tags dropped, then the
-    containers (blockquotes, alerts, admonitions, directives) unwrapped line by line."""
+    """Code tags to fences; the containers (blockquotes, alerts, admonitions, directives)
+    unwrapped line by line; then, outside code, comments and template tags dropped."""
     text = CODE_TAG_OPEN.sub(lambda m: "```" + (m.group("l1") or m.group("l2") or ""), text)
     text = CODE_TAG_CLOSE.sub("```", text)
-    text = _outside_code(text, _drop_templates)
     body = _Body()
     _unwrap(text.split("\n"), body)
+    body.lines = _outside_code("\n".join(body.lines), _drop_templates).split("\n")
     return body
 
 
@@ -165,7 +167,7 @@ def _outside_code(text: str, fn: Callable[[str], str]) -> str:
     prose: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):
-        m = FENCE.match(BLOCKQUOTE.sub("", line).strip())
+        m = FENCE.match(line.strip())
         if fence is None and m:
             out.append(fn("\n".join(prose)))
             prose = []
@@ -405,6 +407,8 @@ def _inline(text: str, links: list[str]) -> str:
 def _inline_prose(text: str, links: list[str]) -> str:
     text = MYST_ROLE.sub(lambda m: m.group(1), text)
     text = replace_math(text)
+    # Escaped punctuation ("\*", "\[") is literal: hidden from the markup rules below.
+    text = ESCAPED.sub(lambda m: chr(ESCAPE_BASE + ord(m.group(1))), text)
     text = INLINE_TAG.sub(_inline_tag, text)
     text = IMAGE.sub(lambda m: image_note(m.group("alt")), text)
 
@@ -419,7 +423,7 @@ def _inline_prose(text: str, links: list[str]) -> str:
     text = FOOTNOTE_REFERENCE.sub("", text)
     text = AUTOLINK.sub(lambda m: m.group("url"), text)
     text = EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or m.group(4), text)
-    text = ESCAPED.sub(lambda m: m.group(1), text)
+    text = text.translate(UNESCAPE)
     return html.unescape(text) if "&" in text else text
 
 

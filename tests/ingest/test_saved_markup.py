@@ -538,11 +538,11 @@ PATH_PART = st.text(
 @given(st.lists(st.lists(PATH_PART, min_size=1, max_size=3).map("/".join), max_size=8))
 def test_ids_are_unique_readable_in_any_script(rels: list[str]) -> None:
     used: set[str] = set()
-    for rel in dict.fromkeys(r + ".md" for r in rels):
-        source_id = source_id_for(rel, used)
+    for stem in dict.fromkeys(rels):
+        source_id = source_id_for(stem + ".md", used)
         assert source_id not in used and source_id
         assert not re.search(r"\s|/", source_id)
-        folded = unicodedata.normalize("NFKC", rel).lower()
+        folded = unicodedata.normalize("NFKC", stem).lower()
         readable = [ch for ch in folded if unicodedata.category(ch)[0] in "LN"]
         if readable:  # the first letter or digit of the path is in the id, in its own script
             assert readable[0] in source_id
