@@ -131,6 +131,7 @@ MAIN_SELECTORS = [
     ".content",
 ]
 MAIN_MIN_SHARE = 0.25
+MAIN_MAX_CANDIDATES = 20  # elements of one selector weighed (a listing page has hundreds)
 SITE_NAME_META = [
     {"property": "og:site_name"},
     {"name": "application-name"},
@@ -228,8 +229,9 @@ def _article_h1(root: Tag, soup: BeautifulSoup, site_names: list[str]) -> str:
 
 
 def _meta(soup: BeautifulSoup, *attrs: dict[str, Any]) -> str | None:
+    head = soup.head or soup  # a page of thousands of tags is not searched six times
     for attr in attrs:
-        tag = soup.find("meta", attrs=attr)
+        tag = head.find("meta", attrs=attr)
         if isinstance(tag, Tag) and str(tag.get("content", "")).strip():
             return clean_inline(str(tag["content"]))
     return None
@@ -276,12 +278,18 @@ def _strip_page(soup: BeautifulSoup) -> None:
         if tag.find_parent(["article", "main"]) is None and tag.find("h1") is None:
             tag.decompose()
     for tag in soup.find_all(_is_chrome):
-        if not tag.decomposed:
+        if not _gone(tag):
             tag.decompose()
     for link in soup.find_all("a", href=re.compile(r"^#")):
-        if not link.decomposed and SKIP_LINK.match(link.get_text(" ", strip=True)):
+        if not _gone(link) and SKIP_LINK.match(link.get_text(" ", strip=True)):
             link.decompose()
     _drop_tables_of_contents(soup)
+
+
+def _gone(tag: Tag) -> bool:
+    """Whether `tag` was decomposed. Not `tag.decomposed`: on a live tag, bs4 answers it by
+    searching the whole subtree for a child element named "_decomposed"."""
+    return bool(vars(tag).get("_decomposed"))
 
 
 def _is_chrome(tag: Tag) -> bool:
@@ -307,14 +315,14 @@ def _attr_words(tag: Tag, name: str) -> list[str]:
 def _drop_tables_of_contents(soup: BeautifulSoup) -> None:
     """An "On this page" heading and its list; any list whose every item is an in-page link."""
     for heading in soup.find_all(["h2", "h3", "h4", "h5", "h6", "p", "strong"]):
-        if heading.decomposed or not ON_THIS_PAGE.match(heading.get_text(" ", strip=True)):
+        if _gone(heading) or not ON_THIS_PAGE.match(heading.get_text(" ", strip=True)):
             continue
         nxt = heading.find_next_sibling()
         if isinstance(nxt, Tag) and nxt.name in ("ul", "ol", "nav", "div"):
             nxt.decompose()
         heading.decompose()
     for lst in soup.find_all(["ul", "ol"]):
-        if lst.decomposed:
+        if _gone(lst):
             continue
         if lst.find("li", recursive=False) is None:
             continue
@@ -333,13 +341,13 @@ def _math_to_text(soup: BeautifulSoup) -> None:
     for script in soup.find_all("script", attrs={"type": re.compile(r"^math/tex", re.I)}):
         script.replace_with(NavigableString(" " + tex_to_text(script.get_text()) + " "))
     for el in soup.find_all(class_=re.compile(r"^(katex-display|katex|MathJax_Display|MathJax)$")):
-        if el.decomposed or el.find_parent(class_=re.compile(r"^(katex|MathJax)")):
+        if _gone(el) or el.find_parent(class_=re.compile(r"^(katex|MathJax)")):
             continue
         annotation = el.find("annotation", attrs={"encoding": "application/x-tex"})
         if isinstance(annotation, Tag):
             el.replace_with(NavigableString(" " + tex_to_text(annotation.get_text()) + " "))
     for el in soup.find_all(["mjx-container", "math"]):
-        if el.decomposed:
+        if _gone(el):
             continue
         annotation = el.find("annotation", attrs={"encoding": "application/x-tex"})
         alttext = el.get("alttext") if el.name == "math" else None
@@ -359,7 +367,7 @@ def _article_root(soup: BeautifulSoup) -> Tag:
     body = soup.body or soup
     total = len(body.get_text(strip=True))
     for selector in MAIN_SELECTORS:
-        found = [t for t in soup.select(selector) if isinstance(t, Tag)]
+        found = [t for t in soup.select(selector, limit=MAIN_MAX_CANDIDATES) if isinstance(t, Tag)]
         if not found:
             continue
         best = max(found, key=lambda t: len(t.get_text(strip=True)))
@@ -372,7 +380,7 @@ def _drop_post_headers_meta(root: Tag) -> None:
     """Inside the article's header: the date line and tags are not the article's text."""
     for header in root.find_all("header"):
         for tag in header.find_all(["p", "div", "ul"]):
-            if not tag.decomposed and tag.find("time") is not None and tag.find("h1") is None:
+            if not _gone(tag) and tag.find("time") is not None and tag.find("h1") is None:
                 tag.decompose()
 
 

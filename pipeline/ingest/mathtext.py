@@ -81,6 +81,7 @@ def _script_groups(tex: str) -> str:
     return tex
 
 
+@lru_cache(maxsize=4096)
 def tex_to_text(tex: str) -> str:
     """Readable Unicode for a TeX formula; its stripped source when it cannot be converted."""
     source = tex.strip()
