@@ -27,7 +27,26 @@ FILE_NUMBERING = re.compile(r"^\d{1,4}(?:[\s._-]+)")
 ASCII_SLUG = re.compile(r"^[a-z0-9]+(?:[-_][a-z0-9]+)+$")
 # File names that say nothing about the article.
 MEANINGLESS_NAMES = frozenset(
-    {"index", "untitled", "document", "download", "page", "article", "post", "readme", "main"}
+    {
+        "index",
+        "untitled",
+        "document",
+        "doc",
+        "docs",
+        "download",
+        "file",
+        "paper",
+        "page",
+        "article",
+        "post",
+        "readme",
+        "main",
+        "new",
+        "copy",
+        "scan",
+        "print",
+        "test",
+    }
 )
 
 

@@ -205,9 +205,14 @@ def test_ids_are_stable_and_unique(tmp_path: Path) -> None:
     (root / "A b.md").write_text("# a\n\ntext", encoding="utf-8")
     (root / "a-b.txt").write_text("a\n\ntext", encoding="utf-8")
     (root / "——.md").write_text("# 无字\n\n内容", encoding="utf-8")
-    ids = [s.id for s in ingest_folder(root).sources]
-    assert ids[0] == "a-b" and ids[1].startswith("a-b-") and ids[3] == "中文-文章"
-    assert ids[2].startswith("src-")  # no letter or digit in the name
+    (root / "08-大模型推理框架概述.md").write_text("## 背景\n\n内容", encoding="utf-8")
+    sources = ingest_folder(root).sources
+    ids = [s.id for s in sources]
+    assert ids[0] == "08-大模型推理框架概述" and ids[4] == "中文-文章"  # not "08", not a hash
+    assert ids[1] == "a-b" and ids[2].startswith("a-b-")
+    assert ids[3].startswith("src-")  # no letter or digit in the name
+    # Saved under its title: the file name, not the first section heading ("背景").
+    assert (sources[0].title, sources[0].title_from) == ("大模型推理框架概述", "file-name")
     assert ids == [s.id for s in ingest_folder(root).sources]
 
 
