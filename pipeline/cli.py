@@ -110,6 +110,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for s in corpus.sources:
         line = f"{s.id:<28} {s.kind:<4} {s.lang:<3} {s.words:>6} words  {s.title}"
         console.print(_shown(line))
+        where = f"{s.url} (from {s.url_from})" if s.url else "no URL"
+        console.print(_shown(f"    title from {s.title_from}; {where}"), soft_wrap=True)
+    matched = [e for e in corpus.reading_list if e.matched_source]
+    if corpus.reading_list:
+        console.print(
+            f"reading list: {len(matched)} of {len(corpus.reading_list)} entries have a saved "
+            f"copy here ({len(corpus.unmatched)} unmatched, listed in sources.json)"
+        )
+    for e in matched:
+        line = f"    {e.title} ← {e.matched_source} (by {e.matched_by})"
+        console.print(_shown(line), soft_wrap=True)
     for k in corpus.skipped:
         console.print(f"[yellow]skipped[/] {_shown(k.path)}: {_shown(k.reason)}", soft_wrap=True)
     for w in corpus.warnings:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,7 +34,16 @@ class Source(BaseModel):
     kind: str = Field(description="md, txt, html or pdf")
     encoding: str = "utf-8"
     title: str
+    title_from: str | None = Field(
+        default=None,
+        description="what gave the title: og:title, h1, front-matter, title-tag, file-name, "
+        "pdf-metadata, title-line, heading (a section heading), first-line",
+    )
     url: str | None = None
+    url_from: str | None = Field(
+        default=None, description="what gave the URL: canonical, front-matter, og:url, saved-from"
+    )
+    date: str | None = Field(default=None, description="publication date, as the file gives it")
     lang: str = "zh"
     words: int = 0
     chars: int = 0
@@ -56,6 +66,25 @@ class ReadingListEntry(BaseModel):
     url: str
     note: str = ""
     words: int | None = None
+    matched_source: str | None = Field(
+        default=None, description="id of the saved copy of this entry in the folder, if any"
+    )
+    matched_by: str | None = Field(
+        default=None, description='how the saved copy was found: "url" or "title"'
+    )
+    match_score: float | None = Field(
+        default=None, description="title similarity of entry and saved copy (0..1)"
+    )
+
+
+class UnmatchedEntry(BaseModel):
+    """A reading-list entry with no saved copy in the folder, and why none was taken."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    url: str
+    reason: str
 
 
 class SkippedFile(BaseModel):
@@ -87,6 +116,9 @@ class Corpus(BaseModel):
     reading_list: list[ReadingListEntry] = Field(default_factory=list)
     skipped: list[SkippedFile] = Field(default_factory=list)
     warnings: list[FileWarning] = Field(default_factory=list)
+    unmatched: list[UnmatchedEntry] = Field(
+        default_factory=list, description="reading-list entries with no saved copy in the folder"
+    )
 
     def source(self, source_id: str) -> Source | None:
         return next((s for s in self.sources if s.id == source_id), None)
@@ -136,3 +168,18 @@ def normalize_url(url: str) -> str:
     if rest.endswith("/"):
         rest = rest.rstrip("/")
     return f"{scheme}://{host}{rest}"
+
+
+def is_site_root(url: str) -> bool:
+    """Whether a URL is a site's front page: not an article's address (an og:url pointing there
+    is ignored by ingest; a redirect there from an article is a soft 404)."""
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query
+
+
+def title_key(text: str) -> str:
+    """A title for comparing: NFKC, case-folded, punctuation to spaces, whitespace collapsed.
+    The link checker and ingest's reading-list matcher compare titles through it."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = re.sub(r"[^\w\s]", " ", text)
+    return re.sub(r"\s+", " ", text).strip()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.artifacts.check import CheckReport, load_check_report
+from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults, SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
@@ -156,7 +157,7 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
 
 def stage_links(
     build: Build, plan: Plan, corpus: Corpus, *, allow_private: bool = False, refresh: bool = False
-) -> Any:
+) -> LinkReport:
     from pipeline.links.check import check_links, collect_targets, write_report
 
     path = build.dir / "links.json"
@@ -179,8 +180,6 @@ def stage_links(
         return ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
 
     build.stage("links", key, [path], run, rerun=refresh)  # --refresh re-checks every time
-    from pipeline.artifacts.links import LinkReport
-
     return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
 
 
@@ -252,7 +251,7 @@ def build_info(build: Build) -> dict[str, str]:
     return {"tool": f"tujie {__version__}", "code": build.code[:12], "source": build.src.name}
 
 
-def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: Any) -> Path:
+def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: LinkReport | None) -> Path:
     from pipeline.draw.layout import FitError
     from pipeline.render.page import render_page
 
@@ -285,14 +284,14 @@ def sim_key(build: Build) -> str:
     return tree_hash(files, build.dir) if files else "-"
 
 
-def links_key(links: Any) -> str:
+def links_key(links: LinkReport | None) -> str:
     if links is None:
         return "-"
     return json.dumps([(r.url, r.status) for r in links.results], sort_keys=True)
 
 
 def stage_check(
-    build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: Any
+    build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: LinkReport | None
 ) -> CheckReport:
     from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix

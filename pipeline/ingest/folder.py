@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import unicodedata
 from pathlib import Path
 
 from pipeline.artifacts.sources import (
@@ -22,8 +23,14 @@ from pipeline.artifacts.sources import (
 )
 from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
-from pipeline.ingest.formats import PARSERS, Extracted, Unreadable
+from pipeline.ingest.formats import Extracted, Unreadable, parse_pdf, parse_text
+from pipeline.ingest.htmlpage import parse_html
+from pipeline.ingest.markdown import parse_markdown
+from pipeline.ingest.matching import match_reading_list
+from pipeline.ingest.titles import title_from_file_name
 from pipeline.ingest.walk import walk_folder
+
+PARSERS = {"md": parse_markdown, "txt": parse_text, "html": parse_html, "pdf": parse_pdf}
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 # Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
@@ -31,8 +38,9 @@ MAX_FILE_BYTES = 10 * 1024 * 1024
 CJK_CHARS_PER_MINUTE = 300
 WORDS_PER_MINUTE = 200
 MIN_READING_MINUTES = 1
-# Kinds of source that are copies of a web page (their length is the page's length).
-SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
+# Titles that are only a guess (a section heading, a first line): the name the file was saved
+# under is trusted before them.
+WEAK_TITLE_SOURCES = frozenset({"heading", "first-line"})
 # A text is Chinese when at least this share of its words are CJK characters.
 ZH_WORD_SHARE = 0.3
 KIND_BY_SUFFIX = {
@@ -49,6 +57,7 @@ READING_LIST_NAME = "reading-list.md"
 # and a reviewed plan are read by other stages.
 NOT_ARTICLES = {READING_LIST_NAME, "page.toml", "plan.json", "plan.invalid.json", "sources.json"}
 ID_HASH_CHARS = 8
+ID_MAX_CHARS = 80
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’.-][A-Za-z0-9\u00c0-\u024f]+)*")
@@ -114,13 +123,14 @@ def ingest_folder(src: Path) -> Corpus:
         raise SourceError(
             f"{src}: no readable article ({reasons}); add .md, .txt, .html or .pdf files"
         )
-    _attach_reading_list_lengths(reading_list, sources)
+    unmatched = match_reading_list(reading_list, sources)
     return Corpus(
         folder=src.as_posix(),
         sources=sources,
         reading_list=reading_list,
         skipped=skipped,
         warnings=warnings,
+        unmatched=unmatched,
     )
 
 
@@ -152,13 +162,17 @@ def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[
     cjk = len(CJK.findall(text))
     latin = len(LATIN_WORD.findall(text))
     url = ex.url if ex.url and ex.url.startswith(("http://", "https://")) else None
+    title, title_from = _title(ex, rel)
     return Source(
         id=source_id,
         path=rel,
         kind=kind,
         encoding=ex.encoding,
-        title=(ex.title or Path(rel).stem).strip(),
+        title=title,
+        title_from=title_from,
         url=url,
+        url_from=ex.url_from if url else None,
+        date=ex.date,
         lang=_language(ex.lang, cjk, latin),
         words=cjk + latin,
         chars=len(re.sub(r"\s+", "", text)),  # whitespace is layout, not content
@@ -171,12 +185,28 @@ def _make_source(ex: Extracted, rel: str, kind: str, data: bytes, used_ids: set[
     )
 
 
+def _title(ex: Extracted, rel: str) -> tuple[str, str]:
+    """The parser's title unless it is only a guess; then the name the file was saved under."""
+    if ex.title and ex.title.strip() and ex.title_from not in WEAK_TITLE_SOURCES:
+        return ex.title.strip(), ex.title_from or "file"
+    from_name = title_from_file_name(rel)
+    if from_name:
+        return from_name, "file-name"
+    if ex.title and ex.title.strip():
+        return ex.title.strip(), ex.title_from or "first-line"
+    return Path(rel).stem, "file-name"
+
+
 def source_id_for(rel: str, used: set[str]) -> str:
-    """A stable id from the relative path: `notes/01 KV Cache.md` → `notes-01-kv-cache`.
-    Paths with no ASCII letters, or colliding slugs, get a short hash of the path."""
+    """A stable, readable id from the relative path in any script: `notes/01 KV Cache.md` →
+    `notes-01-kv-cache`, `08-大模型推理框架概述.md` → `08-大模型推理框架概述`. Letters, marks
+    and digits of every script and "_" are kept (NFKC, lower-cased); anything else joins words with
+    "-". A path with no letter or digit, or a colliding one, gets a short hash of the path."""
     stem = rel.rsplit(".", 1)[0] if "." in Path(rel).name else rel
-    slug = re.sub(r"[^a-z0-9_]+", "-", stem.lower()).strip("-")
-    digest = hashlib.sha256(rel.encode("utf-8")).hexdigest()[:ID_HASH_CHARS]
+    stem = unicodedata.normalize("NFKC", stem).lower()
+    kept = "".join(ch if ch == "_" or unicodedata.category(ch)[0] in "LMN" else "-" for ch in stem)
+    slug = re.sub(r"-{2,}", "-", kept).strip("-")[:ID_MAX_CHARS].rstrip("-")
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogateescape")).hexdigest()[:ID_HASH_CHARS]
     if not slug:
         return f"src-{digest}"
     return slug if slug not in used else f"{slug}-{digest}"
@@ -264,18 +294,6 @@ def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingLi
     entries, rejects = _parse_reading_list(text)
     skipped.extend(rejects)
     return entries
-
-
-def _attach_reading_list_lengths(entries: list[ReadingListEntry], sources: list[Source]) -> None:
-    """An entry whose URL is a saved copy's canonical URL gets that copy's length (reading time).
-
-    Only saved pages (HTML, PDF) count: a Markdown or text note whose front matter names a URL is
-    a note ABOUT that page, usually much shorter, and would understate the reading time."""
-    by_url = {normalize_url(s.url): s for s in sources if s.url and s.kind in SAVED_PAGE_KINDS}
-    for entry in entries:
-        source = by_url.get(normalize_url(entry.url))
-        if source is not None:
-            entry.words = source.words
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ really a not-found is `pipeline.links.soft404`.
 from __future__ import annotations
 
 import re
-import unicodedata
 import warnings
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -17,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from bs4 import BeautifulSoup
 
+from pipeline.artifacts.sources import title_key as normalize_title
 from pipeline.pdf import PdfUnreadable, read_pdf
 
 # A claimed title matches when its best similarity to any title the page gives reaches this.
@@ -116,13 +116,6 @@ def read_page(body: bytes, content_type: str, charset: str | None) -> PageFacts:
             "text", titles, set(), count_words(text), _collapse(text)[:FINGERPRINT_CHARS]
         )
     return PageFacts("other")
-
-
-def normalize_title(text: str) -> str:
-    """NFKC, case-folded, punctuation to spaces, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = re.sub(r"[^\w\s]", " ", text)
-    return _collapse(text)
 
 
 def _tokens(text: str) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
+from pipeline.artifacts.sources import is_site_root
 from pipeline.links.fetch import Fetcher, Outcome
 from pipeline.links.match import CJK_CHAR, PageFacts, normalize_title, read_page
 from pipeline.links.report import PROBE_PREFIX
@@ -42,12 +43,6 @@ NOT_FOUND_PHRASES = (
     "页面已删除",
     "404错误",
 )
-
-
-def is_site_root(url: str) -> bool:
-    """Whether a URL is a site's front page (a redirect there from an article is a soft 404)."""
-    parts = urlsplit(url)
-    return parts.path in ("", "/") and not parts.query
 
 
 def not_found_phrase(titles: list[str]) -> str | None:

@@ -18,6 +18,7 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
 from pipeline.artifacts.trace import TraceView
@@ -109,7 +110,7 @@ def render_page(
     corpus: Corpus,
     config: PageConfig,
     sim: SimResults,
-    links: object | None,
+    links: LinkReport | None,
     *,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     build_info: Mapping[str, str] | None = None,
@@ -184,7 +185,7 @@ def _ruler(plan: Plan, sim: SimResults, notes: Annotator) -> dict[str, Any]:
     }
 
 
-def _route(plan: Plan, corpus: Corpus, links: object | None, notes: Annotator) -> dict[str, Any]:
+def _route(plan: Plan, corpus: Corpus, links: LinkReport | None, notes: Annotator) -> dict[str, Any]:
     """The learning route: each stop with its minutes and link verdict, and the rule behind the
     minutes."""
     route: list[RouteView] = route_views(plan, corpus, links)

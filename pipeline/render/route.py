@@ -1,8 +1,8 @@
 """The learning route: each stop's reading minutes (from the link check's word count, a saved
 copy, or the reading list) and its link verdict (verified, unverified, bad), ready for the page.
 
-Link results are read defensively (attributes by name) so any object shaped like
-`pipeline.links.check.LinkReport` works, and `None` means "not checked".
+Links come as the typed `LinkReport` (`None` means "not checked"); a verified link is
+`LinkResult.verified`, defined once with the report.
 """
 
 from __future__ import annotations
@@ -11,15 +11,14 @@ import math
 import re
 from dataclasses import dataclass
 
+from pipeline.artifacts.links import UNVERIFIED_STATUSES, LinkReport, LinkResult
 from pipeline.artifacts.sources import Corpus, Source, normalize_url
 from pipeline.plan.model import Plan, RouteStop
 
 # Reading speeds behind the route's minutes; the rule is printed on the page next to them.
 ENGLISH_WORDS_PER_MINUTE = 200
 CHINESE_CHARS_PER_MINUTE = 300
-VERIFIED_STATUSES = ("ok", "redirected-ok")
 SAVED_PAGE_KINDS = frozenset({"html", "pdf"})
-UNVERIFIED_STATUSES = ("unverified-offline",)
 SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 
 
@@ -43,22 +42,18 @@ class RouteView:
     checked: str  # ISO date of the check, "" when unchecked
 
 
-def _link_result(links: object | None, url: str) -> object | None:
-    if links is None:
-        return None
-    finder = getattr(links, "for_url", None)
-    if callable(finder):
-        return finder(url)
-    for result in getattr(links, "results", []) or []:
-        if normalize_url(str(getattr(result, "url", ""))) == normalize_url(url):
-            return result
-    return None
+def _link_result(links: LinkReport | None, url: str) -> LinkResult | None:
+    return links.for_url(url) if links is not None else None
 
 
 def _matching_source(corpus: Corpus, url: str) -> Source | None:
-    """An ingested saved copy of the page (HTML, PDF). A Markdown or text note whose front matter
-    names the URL is a note ABOUT the page: its length says nothing of the page's."""
+    """An ingested saved copy of the page: the one ingest matched to its reading-list entry (by
+    URL or title, any kind), else an HTML/PDF with its URL. A Markdown or text note whose front
+    matter names the URL is a note ABOUT the page: its length says nothing of the page's."""
     key = normalize_url(url)
+    for entry in corpus.reading_list:
+        if entry.matched_source and normalize_url(entry.url) == key:
+            return corpus.source(entry.matched_source)
     return next(
         (
             s
@@ -69,12 +64,12 @@ def _matching_source(corpus: Corpus, url: str) -> Source | None:
     )
 
 
-def reading_minutes(url: str, corpus: Corpus, links: object | None) -> int | None:
+def reading_minutes(url: str, corpus: Corpus, links: LinkReport | None) -> int | None:
     """Minutes from the source's length: the link check's word count, else an ingested saved
     copy's length, else the reading list's `words`; None when the length is unknown."""
     result = _link_result(links, url)
-    words = getattr(result, "words", None) if result is not None else None
-    if isinstance(words, int) and words > 0:
+    words = result.words if result is not None else None
+    if words is not None and words > 0:
         return max(1, math.ceil(words / ENGLISH_WORDS_PER_MINUTE))
     source = _matching_source(corpus, url)
     if source is not None:
@@ -89,26 +84,23 @@ def reading_minutes(url: str, corpus: Corpus, links: object | None) -> int | Non
     return None
 
 
-def _verdict(links: object | None, url: str) -> tuple[str, str]:
+def _verdict(links: LinkReport | None, url: str) -> tuple[str, str]:
     result = _link_result(links, url)
     if result is None:
         return "unverified", ""
-    status = str(getattr(result, "status", ""))
-    checked_at = getattr(result, "checked_at", None)
-    date = getattr(checked_at, "date", None)
-    checked = date().isoformat() if callable(date) else str(checked_at or "")
-    if status in VERIFIED_STATUSES:
-        return "verified", checked[:10]
-    if status in UNVERIFIED_STATUSES or not status:
+    checked = result.checked_at.date().isoformat()
+    if result.verified:
+        return "verified", checked
+    if result.status in UNVERIFIED_STATUSES:
         return "unverified", ""
-    return "bad", checked[:10]
+    return "bad", checked
 
 
-def route_views(plan: Plan, corpus: Corpus, links: object | None) -> list[RouteView]:
+def route_views(plan: Plan, corpus: Corpus, links: LinkReport | None) -> list[RouteView]:
     return [_route_view(i, stop, corpus, links) for i, stop in enumerate(plan.route)]
 
 
-def _route_view(i: int, stop: RouteStop, corpus: Corpus, links: object | None) -> RouteView:
+def _route_view(i: int, stop: RouteStop, corpus: Corpus, links: LinkReport | None) -> RouteView:
     verdict, checked = _verdict(links, stop.url)
     return RouteView(
         number=i + 1,

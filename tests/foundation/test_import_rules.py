@@ -42,6 +42,8 @@ FORBIDDEN: list[tuple[str, str, str]] = [
     ("pipeline.artifacts", "pipeline.check", "artifacts are data: they import no stage"),
     ("pipeline.artifacts", "pipeline.review", "artifacts are data: they import no stage"),
     ("pipeline.artifacts", "pipeline.publish", "artifacts are data: they import no stage"),
+    ("pipeline.ingest", "pipeline.links", "ingest reads the folder; the network is the links stage's"),
+    ("pipeline.ingest", "pipeline.plan", "ingest comes before the plan"),
     ("pipeline.check.rules", "pipeline.check.browser", "the rule code imports no browser"),
     ("pipeline.check.rules", "pyppeteer", "the rule code imports no browser"),
     ("pipeline.publish", "pipeline.review", "publish reads artifacts, not the review's code"),

@@ -61,7 +61,7 @@ def mixed(tmp_path: Path) -> Corpus:
     (root / "page.toml").write_text('title = "x"\n', encoding="utf-8")
     (root / "plan.json").write_text("{}", encoding="utf-8")
     (root / "reading-list.md").write_text(
-        "# 清单\n\n- [KV 缓存](https://example.org/kv) — 主线\n"
+        "# 清单\n\n- [KV Cache Explained](https://example.org/kv) — 主线\n"
         "- [Paged](https://blog.example.cn/paged-attention) — 存下的网页\n",
         encoding="utf-8",
     )
@@ -104,8 +104,9 @@ def test_markdown_front_matter_links_and_markup(mixed: Corpus) -> None:
 def test_gbk_html_page(mixed: Corpus) -> None:
     page = next(s for s in mixed.sources if s.path == "deep/er/page.html")
     assert page.id == "deep-er-page"
-    assert page.title == "分页注意力 | 某博客"
-    assert page.url == "https://blog.example.cn/paged-attention"
+    # The article's h1, not the <title> with the site's name ("分页注意力 | 某博客").
+    assert (page.title, page.title_from) == ("分页注意力", "h1")
+    assert (page.url, page.url_from) == ("https://blog.example.cn/paged-attention", "canonical")
     assert page.lang == "zh"
     texts = [p.text for p in page.paragraphs]
     assert texts[0] == "分页注意力" and ZH in texts
@@ -137,16 +138,21 @@ def test_skipped_files_have_reasons(mixed: Corpus) -> None:
 
 def test_reading_list_length_comes_only_from_a_saved_copy(mixed: Corpus) -> None:
     note_entry, page_entry = mixed.reading_list
-    # a.md is a note ABOUT https://example.org/kv: its length says nothing of the page's
+    # a.md ("KV 缓存") is a note ABOUT https://example.org/kv ("KV Cache Explained"): its length
+    # says nothing of the page's, so the entry has no saved copy, and sources.json says why.
     assert (note_entry.title, note_entry.url, note_entry.note, note_entry.words) == (
-        "KV 缓存",
+        "KV Cache Explained",
         "https://example.org/kv",
         "主线",
         None,
     )
+    assert (note_entry.matched_source, note_entry.matched_by) == (None, None)
+    [unmatched] = mixed.unmatched
+    assert unmatched.url == "https://example.org/kv" and "a give this URL" in unmatched.reason
     saved = next(s for s in mixed.sources if s.url == "https://blog.example.cn/paged-attention")
     assert saved.kind == "html"
     assert page_entry.words == saved.words
+    assert (page_entry.matched_source, page_entry.matched_by) == (saved.id, "url")
 
 
 def test_twenty_megabyte_file_is_skipped_not_read(tmp_path: Path) -> None:
@@ -198,8 +204,15 @@ def test_ids_are_stable_and_unique(tmp_path: Path) -> None:
     (root / "中文" / "文章.md").write_text("# 甲\n\n内容", encoding="utf-8")
     (root / "A b.md").write_text("# a\n\ntext", encoding="utf-8")
     (root / "a-b.txt").write_text("a\n\ntext", encoding="utf-8")
-    ids = [s.id for s in ingest_folder(root).sources]
-    assert ids[0] == "a-b" and ids[1].startswith("a-b-") and ids[2].startswith("src-")
+    (root / "——.md").write_text("# 无字\n\n内容", encoding="utf-8")
+    (root / "08-大模型推理框架概述.md").write_text("## 背景\n\n内容", encoding="utf-8")
+    sources = ingest_folder(root).sources
+    ids = [s.id for s in sources]
+    assert ids[0] == "08-大模型推理框架概述" and ids[4] == "中文-文章"  # not "08", not a hash
+    assert ids[1] == "a-b" and ids[2].startswith("a-b-")
+    assert ids[3].startswith("src-")  # no letter or digit in the name
+    # Saved under its title: the file name, not the first section heading ("背景").
+    assert (sources[0].title, sources[0].title_from) == ("大模型推理框架概述", "file-name")
     assert ids == [s.id for s in ingest_folder(root).sources]
 
 

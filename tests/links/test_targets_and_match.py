@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from linksites import corpus_of
 
-from pipeline.artifacts.sources import Corpus, ReadingListEntry, Source
+from pipeline.artifacts.sources import Corpus, ReadingListEntry, Source, is_site_root
 from pipeline.links.check import LinkSettings, LinkTarget, check_links, collect_targets
 from pipeline.links.match import (
     best_title_match,
@@ -14,7 +14,7 @@ from pipeline.links.match import (
     right_page,
     title_similarity,
 )
-from pipeline.links.soft404 import hidden_not_found, is_site_root, not_found_phrase, same_page
+from pipeline.links.soft404 import hidden_not_found, not_found_phrase, same_page
 from pipeline.plan.model import Citation, Concept, Plan, RouteStop
 
 
