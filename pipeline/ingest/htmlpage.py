@@ -32,32 +32,13 @@ from pipeline.ingest.formats import (
     first_line,
 )
 from pipeline.ingest.frontmatter import split_front_matter
+from pipeline.ingest.htmlchrome import is_gone, strip_page
 from pipeline.ingest.mathtext import replace_math, tex_to_text
 from pipeline.ingest.titles import clean_title, strip_site_suffix
 
 HTML_DECLARED_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)""", re.I)
 # "<!-- saved from url=(0048)https://… -->", written by browsers' "Save page as".
 SAVED_FROM = re.compile(r"<!--\s*saved from url=\(\d+\)(https?://[^\s>]+?)\s*-->", re.I)
-DROPPED_HTML_TAGS = [
-    "head",
-    "nav",
-    "script",
-    "style",
-    "footer",
-    "aside",
-    "noscript",
-    "template",
-    "form",
-    "iframe",
-    "svg",
-    "button",
-    "dialog",
-    "select",
-    "input",
-    "textarea",
-    "link",
-    "meta",
-]
 BLOCK_HTML_TAGS = {
     "address",
     "article",
@@ -88,34 +69,6 @@ BLOCK_HTML_TAGS = {
     "html",
 }
 CODE_TAGS = {"code", "kbd", "samp", "tt", "var"}
-# Roles of site chrome (ARIA landmarks that are not the article).
-CHROME_ROLES = {
-    "navigation",
-    "banner",
-    "contentinfo",
-    "complementary",
-    "search",
-    "menu",
-    "menubar",
-    "dialog",
-}
-# Class or id words of site chrome, matched as whole words of the attribute ("site-nav",
-# "toc", "skip-link", "post-meta"); never applied to an element holding the article itself.
-CHROME_WORDS = re.compile(
-    r"(?:^|[\s_-])(?:skip|skiplink|sidebar|toc|breadcrumbs?|share|sharing|social|related|"
-    r"comments?|cookies?|newsletter|subscribe|pagination|pager|advert|ads|promo|masthead|"
-    r"navbar|menu|byline|post-meta|entry-meta|article-meta|post-nav|site-header|site-footer|"
-    r"site-nav|theme-toggle|edit-?this|headerlink|hash-link|anchorjs-link|heading-anchor)"
-    r"(?:$|[\s_-])",
-    re.I,
-)
-# Headings of an in-page table of contents.
-ON_THIS_PAGE = re.compile(
-    r"^\s*(on this page|in this (article|post|page)|table of contents|contents|本页目录|"
-    r"本文目录|文章目录|目录|页面导航)\s*[:：]?\s*$",
-    re.I,
-)
-SKIP_LINK = re.compile(r"^\s*(skip to|jump to|跳到|跳转到|跳至)", re.I)
 # The article's own element, most specific first; taken when it holds at least this share of
 # the page's remaining text (a bare <article> wrapping only a teaser is not the article).
 MAIN_SELECTORS = [
@@ -207,7 +160,8 @@ def parse_html(data: bytes) -> Extracted:
 def fragment_paragraphs(html: str) -> tuple[list[str], list[str]]:
     """Paragraphs and http(s) links of an HTML fragment (a raw HTML block in Markdown)."""
     soup = BeautifulSoup(html, "html.parser")
-    _strip_page(soup)
+    _math_to_text(soup)
+    strip_page(soup)
     return html_paragraphs(soup), _links(soup)
 
 
@@ -265,89 +219,18 @@ def _page_url(
     return None, None
 
 
-def _strip_page(soup: BeautifulSoup) -> None:
-    """Drop what a reader of the article never reads: comments, scripts, chrome, tables of
-    contents, skip links, decorative heading anchors; formulas become text first."""
-    for comment in soup.find_all(string=lambda s: isinstance(s, Comment)):
-        comment.extract()
-    _math_to_text(soup)
-    for tag in soup.find_all(DROPPED_HTML_TAGS):
-        tag.decompose()
-    # A page header outside the article is site chrome; inside it, it holds the article's h1.
-    for tag in soup.find_all("header"):
-        if tag.find_parent(["article", "main"]) is None and tag.find("h1") is None:
-            tag.decompose()
-    for tag in soup.find_all(_is_chrome):
-        if not _gone(tag):
-            tag.decompose()
-    for link in soup.find_all("a", href=re.compile(r"^#")):
-        if not _gone(link) and SKIP_LINK.match(link.get_text(" ", strip=True)):
-            link.decompose()
-    _drop_tables_of_contents(soup)
-
-
-def _gone(tag: Tag) -> bool:
-    """Whether `tag` was decomposed. Not `tag.decomposed`: on a live tag, bs4 answers it by
-    searching the whole subtree for a child element named "_decomposed"."""
-    return bool(vars(tag).get("_decomposed"))
-
-
-def _is_chrome(tag: Tag) -> bool:
-    if tag.name in ("html", "body", "main", "article", "h1"):
-        return False
-    if tag.get("aria-hidden") == "true" and tag.name not in ("img", "figure", "picture"):
-        return True
-    role = str(tag.get("role") or "").lower()
-    words = " ".join([*_attr_words(tag, "class"), *_attr_words(tag, "id")])
-    if role not in CHROME_ROLES and not CHROME_WORDS.search(words):
-        return False
-    # Never the element that holds the article (a layout wrapper named "has-sidebar").
-    return tag.find(["article", "main", "h1"]) is None
-
-
-def _attr_words(tag: Tag, name: str) -> list[str]:
-    value = tag.get(name)
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [str(value)] if value else []
-
-
-def _drop_tables_of_contents(soup: BeautifulSoup) -> None:
-    """An "On this page" heading and its list; any list whose every item is an in-page link."""
-    for heading in soup.find_all(["h2", "h3", "h4", "h5", "h6", "p", "strong"]):
-        if _gone(heading) or not ON_THIS_PAGE.match(heading.get_text(" ", strip=True)):
-            continue
-        nxt = heading.find_next_sibling()
-        if isinstance(nxt, Tag) and nxt.name in ("ul", "ol", "nav", "div"):
-            nxt.decompose()
-        heading.decompose()
-    for lst in soup.find_all(["ul", "ol"]):
-        if _gone(lst):
-            continue
-        if lst.find("li", recursive=False) is None:
-            continue
-        anchors = lst.find_all("a", href=True)
-        if (
-            anchors
-            and all(str(a["href"]).startswith("#") for a in anchors)
-            and sum(len(a.get_text(strip=True)) for a in anchors)
-            >= len(lst.get_text(strip=True)) * 0.9
-        ):
-            lst.decompose()
-
-
 def _math_to_text(soup: BeautifulSoup) -> None:
     """KaTeX / MathJax output and MathJax's TeX scripts become the formula as readable text."""
     for script in soup.find_all("script", attrs={"type": re.compile(r"^math/tex", re.I)}):
         script.replace_with(NavigableString(" " + tex_to_text(script.get_text()) + " "))
     for el in soup.find_all(class_=re.compile(r"^(katex-display|katex|MathJax_Display|MathJax)$")):
-        if _gone(el) or el.find_parent(class_=re.compile(r"^(katex|MathJax)")):
+        if is_gone(el) or el.find_parent(class_=re.compile(r"^(katex|MathJax)")):
             continue
         annotation = el.find("annotation", attrs={"encoding": "application/x-tex"})
         if isinstance(annotation, Tag):
             el.replace_with(NavigableString(" " + tex_to_text(annotation.get_text()) + " "))
     for el in soup.find_all(["mjx-container", "math"]):
-        if _gone(el):
+        if is_gone(el):
             continue
         annotation = el.find("annotation", attrs={"encoding": "application/x-tex"})
         alttext = el.get("alttext") if el.name == "math" else None
@@ -363,7 +246,8 @@ def _math_to_text(soup: BeautifulSoup) -> None:
 
 def _article_root(soup: BeautifulSoup) -> Tag:
     """The element holding the article after the chrome is gone, else the body."""
-    _strip_page(soup)
+    _math_to_text(soup)
+    strip_page(soup)
     body = soup.body or soup
     total = len(body.get_text(strip=True))
     for selector in MAIN_SELECTORS:
@@ -380,7 +264,7 @@ def _drop_post_headers_meta(root: Tag) -> None:
     """Inside the article's header: the date line and tags are not the article's text."""
     for header in root.find_all("header"):
         for tag in header.find_all(["p", "div", "ul"]):
-            if not _gone(tag) and tag.find("time") is not None and tag.find("h1") is None:
+            if not is_gone(tag) and tag.find("time") is not None and tag.find("h1") is None:
                 tag.decompose()
 
 

@@ -16,15 +16,14 @@ before any section heading (`title_from: "heading"` marks that weak guess).
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pipeline.ingest.formats import Extracted, clean_inline, decode_text, find_urls, first_line
+from pipeline.ingest.formats import Extracted, decode_text, find_urls, first_line
 from pipeline.ingest.frontmatter import split_front_matter
 from pipeline.ingest.htmlpage import fragment_paragraphs, image_note
-from pipeline.ingest.mathtext import replace_math
+from pipeline.ingest.markdown_inline import CODE_SPAN, HTML_NAMES, inline_text
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
@@ -64,25 +63,6 @@ TEMPLATE_TAG = re.compile(
     re.S,
 )
 TAG_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
-CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
-IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<url><[^>]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
-LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<url><[^>]*>|[^)\s]*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\)")
-REFERENCE_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\[[^\]]*\]")
-FOOTNOTE_REFERENCE = re.compile(r"\[\^[^\]]+\]")
-AUTOLINK = re.compile(r"<(?P<url>https?://[^\s<>]+)>")
-EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])|~~(.+?)~~")
-MYST_ROLE = re.compile(r"\{[\w:-]+\}`([^`]*)`")
-ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
-ESCAPE_BASE = 0xE000  # escaped ASCII punctuation is parked in the Private Use Area
-UNESCAPE = {ESCAPE_BASE + c: chr(c) for c in range(0x21, 0x7F)}
-HTML_NAMES = (
-    "a|abbr|address|article|aside|audio|b|bdi|bdo|blockquote|br|button|caption|center|cite|"
-    "code|col|colgroup|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|font|footer|form|"
-    "h[1-6]|header|hr|i|iframe|img|input|ins|kbd|label|li|main|mark|nav|ol|p|picture|pre|q|s|"
-    "samp|section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|"
-    "tr|tt|u|ul|var|video|wbr|svg|math|script|style|noscript|iframe|object|embed"
-)
-INLINE_TAG = re.compile(rf"</?(?:{HTML_NAMES})\b(?:[^<>\"']|\"[^\"]*\"|'[^']*')*/?>", re.I)
 HTML_BLOCK_START = re.compile(rf"^\s{{0,3}}(?:<(?:{HTML_NAMES})(?:[\s/>]|$)|</(?:{HTML_NAMES})\s*>)", re.I)
 TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
 
@@ -112,7 +92,7 @@ def parse_markdown(data: bytes) -> Extracted:
             continue
         if kind == "heading":
             level, heading = block.split(" ", 1)
-            heading = _inline(heading, links)
+            heading = inline_text(heading, links)
             if heading:
                 headings.append((len(level), heading, len(paragraphs)))
                 paragraphs.append(heading)
@@ -373,68 +353,21 @@ def _paragraphs(block: str, links: list[str]) -> list[str]:
     if HTML_BLOCK_START.match(block):
         found, hrefs = fragment_paragraphs(block)
         links.extend(hrefs)
-        return [p for p in (_inline(p, links) for p in found) if p]
+        return [p for p in (inline_text(p, links) for p in found) if p]
     lines = block.split("\n")
     if len(lines) >= 2 and "|" in lines[0] and TABLE_DELIMITER.match(lines[1]):
         rows = [_table_row(line, links) for i, line in enumerate(lines) if i != 1]
         return ["\n".join(r for r in rows if r)]
-    text = _inline(block, links)
+    text = inline_text(block, links)
     return [text] if text else []
 
 
 def _table_row(line: str, links: list[str]) -> str:
     cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
-    return " | ".join(_inline(c, links) for c in cells)
+    return " | ".join(inline_text(c, links) for c in cells)
 
 
 # ---------------------------------------------------------------------------------------------
 # Inline markup
 
 
-def _inline(text: str, links: list[str]) -> str:
-    """Inline markup removed line by line; code spans are kept as written, without backticks."""
-    parts: list[str] = []
-    pos = 0
-    for m in CODE_SPAN.finditer(text):
-        parts.append(_inline_prose(text[pos : m.start()], links))
-        parts.append(m.group(2).strip() if m.group(2).strip() else m.group(2))
-        pos = m.end()
-    parts.append(_inline_prose(text[pos:], links))
-    joined = "".join(parts)
-    return "\n".join(clean_inline(line) for line in joined.split("\n")).strip()
-
-
-def _inline_prose(text: str, links: list[str]) -> str:
-    text = MYST_ROLE.sub(lambda m: m.group(1), text)
-    text = replace_math(text)
-    # Escaped punctuation ("\*", "\[") is literal: hidden from the markup rules below.
-    text = ESCAPED.sub(lambda m: chr(ESCAPE_BASE + ord(m.group(1))), text)
-    text = INLINE_TAG.sub(_inline_tag, text)
-    text = IMAGE.sub(lambda m: image_note(m.group("alt")), text)
-
-    def link(m: re.Match[str]) -> str:
-        url = m.group("url").strip("<>")
-        if url.startswith(("http://", "https://")):
-            links.append(url)
-        return m.group("text")
-
-    text = LINK.sub(link, text)
-    text = REFERENCE_LINK.sub(lambda m: m.group("text"), text)
-    text = FOOTNOTE_REFERENCE.sub("", text)
-    text = AUTOLINK.sub(lambda m: m.group("url"), text)
-    text = EMPHASIS.sub(lambda m: m.group(2) or m.group(3) or m.group(4), text)
-    text = text.translate(UNESCAPE)
-    return html.unescape(text) if "&" in text else text
-
-
-def _inline_tag(m: re.Match[str]) -> str:
-    tag = m.group(0)
-    name = re.match(r"</?\s*([\w-]+)", tag)
-    lowered = name.group(1).lower() if name else ""
-    if lowered == "br":
-        return "\n"
-    if lowered == "img" and not tag.startswith("</"):
-        alt = re.search(r"""\balt\s*=\s*(?:"([^"]*)"|'([^']*)')""", tag, re.I)
-        note = image_note(html.unescape(alt.group(1) or alt.group(2))) if alt else ""
-        return f" {note} " if note else ""
-    return ""
