@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timedelta
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline import __version__
 from pipeline.artifacts.links import (
     LinkResult,
     LinkTarget,
@@ -22,16 +22,7 @@ from pipeline.artifacts.sources import Corpus, normalize_url
 from pipeline.errors import InputError
 from pipeline.plan.model import Plan
 
-
-def _tujie_version() -> str:
-    # The installed distribution's version: works however `pipeline` itself was imported.
-    try:
-        return version("tujie")
-    except PackageNotFoundError:
-        return "0"
-
-
-DEFAULT_USER_AGENT = f"tujie-linkcheck/{_tujie_version()} (+local)"
+DEFAULT_USER_AGENT = f"tujie-linkcheck/{__version__} (+local)"
 ACCEPT_HEADER = "text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.5"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 # Results worth reusing from the cache: they describe the page, not a passing network mood.
