@@ -33,11 +33,14 @@ BRACKET_Y = 108.0
 CLOCK_Y = 172.0
 GAP_CY = 190.0
 MAX_GAP_LABELS = 6
+SPIKE = 1.5  # a gap this many times the median one is a stall
 WORDS = {
     "zh": {"gpu": "GPU", "prefill": "预填", "decode": "解码", "ttft": "{rid} 首字 {v} 毫秒",
-           "kv": "{rid} 的 KV {v} 毫秒"},
+           "kv": "{rid} 的 KV {v} 毫秒",
+           "stall": "卡住"},
     "en": {"gpu": "GPU", "prefill": "prefill", "decode": "decode", "ttft": "{rid} TTFT {v} ms",
-           "kv": "{rid}'s KV {v} ms"},
+           "kv": "{rid}'s KV {v} ms",
+           "stall": "stall"},
 }
 
 
@@ -143,9 +146,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     anchor="end", floor=None)
     gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     worst = max(range(len(gaps)), key=lambda k: (gaps[k], -k)) if gaps else -1
+    typical = sorted(gaps)[len(gaps) // 2] if gaps else 0.0
+    spike = worst if gaps and gaps[worst] > SPIKE * typical else -1  # a stall, not just a pace
     for t in times:
-        x = xs(t)
-        cv.fill(rough.smooth_closed(rough.ellipse_points(x, CLOCK_Y, 3.8, 3.8, 8)),
+        cv.fill(rough.smooth_closed(rough.ellipse_points(xs(t), CLOCK_Y, 3.8, 3.8, 8)),
                 colour("running"), 0.85)
     for k, g in enumerate(gaps):
         if len(gaps) > MAX_GAP_LABELS and k not in (0, worst, len(gaps) - 1):
@@ -156,12 +160,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         mid = (xa + xb) / 2
         cv.stroke(rough.curve(cv.rng(f"gap-{k}"), [(xa + 3, CLOCK_Y + 5), (mid, CLOCK_Y + 11),
                                                    (xb - 3, CLOCK_Y + 5)], 0.2, 1),
-                  INK if k == worst and len(gaps) > 1 else colour("running"),
-                  width=1.6 if k == worst else 1.0)
-        cv.layout.try_place(fmt(g), x=mid, cy=GAP_CY, role="label", size=SMALL_SIZE, floor=None)
-    if worst >= 0:
-        poly = rough.rect_poly(xs(times[worst]), CLOCK_Y - 2, xs(times[worst + 1]) -
-                               xs(times[worst]), 4)
+                  INK if k == spike else colour("running"), width=1.6 if k == spike else 1.0)
+        label = f"{fmt(g)} {words['stall']}" if k == spike else fmt(g)
+        if cv.layout.try_place(label, x=mid, cy=GAP_CY, role="label", size=SMALL_SIZE,
+                               floor=None) is None and k == spike:
+            cv.layout.try_place(fmt(g), x=mid, cy=GAP_CY, role="label", size=SMALL_SIZE,
+                                floor=None)
+    if spike >= 0:
+        poly = rough.rect_poly(xs(times[spike]), CLOCK_Y - 2,
+                               xs(times[spike + 1]) - xs(times[spike]), 4)
         cv.fill(poly_d(poly), INK, 0.12)
     longest = fmt(gaps[worst]) if gaps else "?"
     ttft_v = fmt(dreq.ttft) if dreq.ttft is not None else "?"

@@ -107,8 +107,12 @@ def _verify_cell(cv: Canvas, eid: str, step: StepView, rid: str, x: float, y: fl
     a = step.accepted.get(rid, 0)
     c = step.emitted_tokens.get(rid, a + 1)
     kept = min(a, c)
-    sw = w / (s + 1)
     rng = cv.rng(eid)
+    # the verify step as one pencil box, so neighbouring steps read apart
+    cv.stroke(rough.jitter_poly(rng, rough.rect_poly(x - 0.5, y - 2.5, w + 1, CELL_H + 5), 0.4),
+              colour("idle"), width=0.9)
+    x, w = x + 1.5, w - 3
+    sw = w / (s + 1)
     for i in range(s):
         sx = x + i * sw
         if i < kept:

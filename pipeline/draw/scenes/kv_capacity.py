@@ -30,16 +30,16 @@ X0, X1 = SCENE_X0 + 4, SCENE_X1 - 4
 LABEL_CY = 47.0
 BAR_Y, BAR_H = 57.0, 16.0
 KV_SLIVER = 8.0
-BOX_Y, BOX_H = 87.0, 28.0
-BEAN_CY = 136.0
+BOX_Y, BOX_H = 90.0, 27.0
+BEAN_CY = 138.0
 BEAN_PITCH = 34.0
-MATH_CY = (168.0, 188.0)
+MATH_CY = (170.0, 190.0)
 MAX_BLOCKS = 24
 WORDS = {
-    "zh": {"weights": "权重 {v}", "other": "其他 {v}", "kv": "KV {v}",
+    "zh": {"weights": "权重 {v}", "other": "预留 {v}", "kv": "KV {v}",
            "line1": "每个令牌 KV {tok} ({dtype})，一块 {bs} 个令牌 {blk}",
            "line2": "{budget} ÷ {blk} = {n} 块，装 {fit} 个令牌", "out": "挤出去了"},
-    "en": {"weights": "weights {v}", "other": "other {v}", "kv": "KV {v}",
+    "en": {"weights": "weights {v}", "other": "reserved {v}", "kv": "KV {v}",
            "line1": "KV per token {tok} ({dtype}), a {bs}-token block {blk}",
            "line2": "{budget} ÷ {blk} = {n} blocks = {fit} tokens", "out": "pushed out"},
 }
@@ -90,10 +90,11 @@ def _bar(cv: Canvas, ctx: SceneContext, cap: CapacityView) -> None:
     cv.stroke(rough.rect(rng, kx, BAR_Y, KV_SLIVER, BAR_H, 0.3, 1), width=1.5)
     cv.layout.place(words["kv"].format(v=size_text(cap.kv_budget_bytes)), x=X1, cy=LABEL_CY,
                     role="label", size=SMALL_SIZE, anchor="end", floor=None)
-    # zoom lines: the sliver opened up into the box below
-    zoom = rough.line(rng, (kx, BAR_Y + BAR_H + 1), (X0, BOX_Y - 3), 0.3, 1)
-    zoom += rough.line(rng, (X1, BAR_Y + BAR_H + 1), (X1, BOX_Y - 3), 0.3, 1)
-    cv.stroke(zoom, FAINT, width=1.1)
+    # a loupe round the sliver, its arrow pointing at the box below: the KV space, zoomed in
+    lx, ly = kx + KV_SLIVER / 2, BAR_Y + BAR_H / 2
+    cv.stroke(rough.ellipse(rng, lx, ly, KV_SLIVER / 2 + 6, BAR_H / 2 + 5, 0.4, 1), width=1.4)
+    cv.stroke(rough.arrow(rng, (lx - 8, ly + BAR_H / 2 + 4), (lx - 40, BOX_Y - 4), 0.3, -6, 6),
+              width=1.3)
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:

@@ -37,6 +37,7 @@ CALC_Y, CALC_H = 164.0, 7.0
 LEGEND_CY = 187.0
 MIN_SLIVER = 3.0
 MAX_GPUS = 4
+MAX_PITCH = 120.0  # two GPUs stand together, not at the panel's far ends
 FIGURE_KEYS = ("decode_step_ms", "decode_memory_ms", "decode_compute_ms", "decode_allreduce_ms",
                "tp")
 WORDS = {
@@ -101,9 +102,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     size=SMALL_SIZE, anchor="start", floor=None)
 
     shown = min(tp, MAX_GPUS)
-    pitch = (X1 - X0) / shown
+    pitch = min((X1 - X0) / shown, MAX_PITCH)
+    left = X0 + ((X1 - X0) - pitch * shown) / 2
     kv_each = cap.kv_budget_bytes / max(cap.tp, 1)
-    centres = [X0 + pitch * (i + 0.5) - GAUGE_DX / 3 for i in range(shown)]
+    centres = [left + pitch * (i + 0.5) - GAUGE_DX / 3 for i in range(shown)]
     rng = cv.rng("bus")
     bus = rough.line(rng, (centres[0], BUS_Y), (centres[-1], BUS_Y), 0.4, 2) if shown > 1 else ""
     for cx in centres:
