@@ -226,6 +226,34 @@ class StatsView:
 
 
 @dataclass(frozen=True)
+class CapacityView:
+    """`summary.capacity` (engines sized from model, GPU and KV dtype): every term of the KV
+    arithmetic, bytes as the simulator computed them."""
+
+    model: str = ""
+    gpu: str = ""
+    tp: int = 1
+    kv_dtype: str = "bf16"
+    gpu_memory_utilization: float = 0.9
+    hbm_bytes_per_gpu: float = 0.0
+    usable_bytes: float = 0.0
+    weight_bytes: float = 0.0
+    weight_bytes_per_gpu: float = 0.0
+    reserve_bytes: float = 0.0
+    kv_budget_bytes: float = 0.0
+    kv_bytes_per_token: int = 0
+    tokens_fit: int = 0
+    block_size: int = 0
+    block_bytes: int = 0
+    num_blocks: int = 0
+
+    @classmethod
+    def from_json(cls, data: Json) -> CapacityView:
+        d = cls()
+        return cls(**{k: type(getattr(d, k))(data.get(k, getattr(d, k))) for k in d.__dict__})
+
+
+@dataclass(frozen=True)
 class SummaryView:
     """The run's metrics (`vllm bench serve` definitions); the optional ones as the schema says."""
 
@@ -243,6 +271,7 @@ class SummaryView:
     drafts_accepted: int | None = None
     acceptance_rate: float | None = None
     mean_accepted_length: float | None = None
+    capacity: CapacityView | None = None
 
     @classmethod
     def from_json(cls, data: Json) -> SummaryView:
@@ -275,6 +304,8 @@ class SummaryView:
             drafts_accepted=count("drafts_accepted"),
             acceptance_rate=number("acceptance_rate"),
             mean_accepted_length=number("mean_accepted_length"),
+            capacity=CapacityView.from_json(cap) if isinstance(cap := data.get("capacity"), Mapping)
+            else None,
         )
 
 

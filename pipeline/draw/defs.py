@@ -10,7 +10,7 @@ from pipeline.draw import cast, panel, rough, steps
 from pipeline.draw.canvas import Canvas, merge_paths, new_canvas, wobble_filter
 from pipeline.draw.filters import SEED_RANGE, SHARED_SEEDS
 from pipeline.draw.palette import STATE_COLOUR
-from pipeline.draw.scenes import key
+from pipeline.draw.scenes import drafts, key
 from pipeline.draw.svg import element
 
 SYMBOL_SCRATCH = 100.0  # a scratch canvas size for drawing a character around (0, 0)
@@ -58,6 +58,10 @@ def draw_symbol_defs(lang: str) -> str:
         cv = _scratch(f"swatch-{kind}")
         key.swatch_body(cv, kind, 0, 0)
         parts.append(_symbol(f"swatch-{kind}", cv))
+    for name, body in drafts.SYMBOLS:  # the new scenes' shared art
+        cv = _scratch(name)
+        body(cv)
+        parts.append(_symbol(name, cv))
     for k in range(panel.FRAME_VARIANTS):
         cv = _scratch(f"frame-{k}")
         panel.frame_body(cv)

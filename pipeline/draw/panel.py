@@ -20,11 +20,15 @@ from pipeline.draw.scenes import (
     bars,
     budget,
     clock,
+    disagg,
+    drafts,
     generic,
     kv_blocks,
+    kv_capacity,
     queue,
     roofline,
     timeline,
+    tp_shards,
 )
 from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
@@ -51,6 +55,10 @@ SCENES: dict[str, SceneFn] = {
     "roofline": roofline.draw,
     "bars": bars.draw,
     "generic": generic.draw,
+    "drafts": drafts.draw,
+    "kv_capacity": kv_capacity.draw,
+    "tp_shards": tp_shards.draw,
+    "disagg": disagg.draw,
 }
 
 

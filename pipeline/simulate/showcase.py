@@ -65,6 +65,12 @@ SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
     ),
     "metrics": ("clock", "D 的首字时间是 {D.ttft}", "D's time to first token: {D.ttft}", ["D"]),
     "arithmetic": ("bars", "一步 {steps} 次解码", "{steps} steps of decoding", []),
+    "spec_decode": ("drafts", "共 {steps} 步跑完", "all done in {steps} steps", ["D"]),
+    "fp8_kv": ("kv_capacity", "D 被抢占 {D.preemptions} 次", "D is preempted {D.preemptions} times",
+               ["D"]),
+    "tensor_parallel": ("tp_shards", "D 首字用了 {D.ttft} 毫秒", "D's first token: {D.ttft} ms", []),
+    "disaggregation": ("disagg", "B 最后一字在 {B.finish} 毫秒", "B's last token at {B.finish} ms",
+                       ["B"]),
 }
 EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
 

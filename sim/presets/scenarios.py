@@ -207,7 +207,20 @@ def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:
     }
 
 
-FIGURES = {"arithmetic": arithmetic_figures}
+def parallel_figures(trace: dict[str, Any]) -> dict[str, float]:
+    """`arithmetic_figures` plus the decode step's all-reduce part and the GPU count, for the
+    tensor-parallel scene (the cost model that timed the steps splits each step the same way)."""
+    fig = arithmetic_figures(trace)
+    decode = [s for s in trace["steps"][1:] if all(n == 1 for n in s["scheduled"].values())]
+    cost = {k: v for k, v in trace["cost"].items() if k not in ("kind", "time_unit")}
+    model = RooflineCost(CostConfig(kind="roofline", **cost))
+    works = [StepWork(sum(s["scheduled"].values()), 0) for s in decode]
+    fig["decode_allreduce_ms"] = round(sum(model.allreduce_ms(w) for w in works) / len(works), 4)
+    fig["tp"] = model.tp
+    return fig
+
+
+FIGURES = {"arithmetic": arithmetic_figures, "tensor_parallel": parallel_figures}
 
 
 def run_preset(name: str, *, detail: bool = True) -> dict[str, Any]:
