@@ -243,6 +243,8 @@ class SummaryView:
     drafts_accepted: int | None = None
     acceptance_rate: float | None = None
     mean_accepted_length: float | None = None
+    perceived_wait: StatsView | None = None  # with `streaming` given (SIM-FIELD.md 6)
+    streaming: bool | None = None
 
     @classmethod
     def from_json(cls, data: Json) -> SummaryView:
@@ -275,6 +277,8 @@ class SummaryView:
             drafts_accepted=count("drafts_accepted"),
             acceptance_rate=number("acceptance_rate"),
             mean_accepted_length=number("mean_accepted_length"),
+            perceived_wait=stats("perceived_wait"),
+            streaming=(data.get("perceived_wait") or {}).get("streaming"),
         )
 
 

@@ -22,8 +22,12 @@ from pipeline.draw.scenes import (
     clock,
     generic,
     kv_blocks,
+    load_curve,
     queue,
     roofline,
+    sampling,
+    slo,
+    streaming,
     timeline,
 )
 from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
@@ -51,6 +55,10 @@ SCENES: dict[str, SceneFn] = {
     "roofline": roofline.draw,
     "bars": bars.draw,
     "generic": generic.draw,
+    "slo": slo.draw,
+    "streaming": streaming.draw,
+    "sampling": sampling.draw,
+    "load_curve": load_curve.draw,
 }
 
 

@@ -31,7 +31,8 @@ Lang = Literal["zh", "en"]
 Variant = Literal["without", "with"]
 Progress = Literal["learned", "review", "next"]
 SceneKind = Literal[
-    "timeline", "kv_blocks", "budget", "queue", "clock", "roofline", "bars", "generic"
+    "timeline", "kv_blocks", "budget", "queue", "clock", "roofline", "bars", "generic",
+    "slo", "streaming", "sampling", "load_curve",
 ]
 MetricId = Literal["throughput", "ttft", "itl", "tpot", "e2el"]
 

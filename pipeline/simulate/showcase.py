@@ -65,6 +65,11 @@ SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
     ),
     "metrics": ("clock", "D 的首字时间是 {D.ttft}", "D's time to first token: {D.ttft}", ["D"]),
     "arithmetic": ("bars", "一步 {steps} 次解码", "{steps} steps of decoding", []),
+    "goodput": ("slo", "每字限 {slo_tpot} 毫秒", "at most {slo_tpot} ms per token", []),
+    "streaming": ("streaming", "D 的回答 {D.e2el} 步写完", "D's answer takes {D.e2el} steps",
+                  ["D"]),
+    "parallel_sampling": ("sampling", "共跑了 {steps} 步", "{steps} steps in all", ["D"]),
+    "load_curve": ("load_curve", "两种槽位，同一张图", "two slot limits, one chart", []),
 }
 EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
 
