@@ -14,6 +14,7 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import FAINT, INK, PAPER, colour
 from pipeline.draw.scenes.common import SCENE_TOP, SceneContext
+from pipeline.draw.svg import element
 
 MAX_LANES = 4
 LANE_PITCH = 33.0
@@ -60,8 +61,9 @@ def dot(cv: Canvas, eid: str, x: float, cy: float, kind: str, *, solid: bool = T
     if solid:
         cv.dot(x, cy, DOT_R, colour(kind))
     else:
-        cv.shape(rough.ellipse(cv.rng(eid), x, cy, DOT_R, DOT_R, 0.2, 1), fill=PAPER,
-                 colour=colour(kind), width=1.1)
+        # a plain circle (the ink group's wobble roughens it): many of them stay small
+        cv.raw(element("circle", {"cx": x, "cy": cy, "r": DOT_R, "fill": PAPER,
+                                  "stroke": colour(kind), "stroke-width": 1.1}))
 
 
 def tick(cv: Canvas, eid: str, x: float, cy: float, kind: str, half: float = 11.0) -> None:

@@ -172,6 +172,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     # p50 / p99 names at the inked curves' ends; the knee ring and its label
     for metric in ("p99", "p50"):
         ex, ey = ends.get((own_v, metric), (X1, Y_TOP))
+        if ey <= Y_TOP + 0.5:  # cut at the ceiling: p99's name left of its arrow, p50's right
+            side = -1.0 if metric == "p99" else 1.0
+            cv.layout.try_place(metric, x=ex + side * 7, cy=ey + 7, role="label",
+                                size=SMALL_SIZE, anchor="end" if side < 0 else "start",
+                                floor=None, alts=[(ex + side * 7, ey + 22)])
+            continue
         cv.layout.try_place(metric, x=ex + 5, cy=ey, role="label", size=SMALL_SIZE,
                             anchor="start", floor=None,
                             alts=[(ex - 5, ey - 11), (ex + 5, ey + 12), (ex - 30, ey + 10)])

@@ -35,6 +35,7 @@ from pipeline.draw.scenes.lanes import (
 TRACK_X1 = 290.0
 WAIT_X = 306.0
 BLANK_H = 12.0
+HATCH_GAP = 5.0
 BOX_W, BOX_H = 18.0, 18.0
 SUMMARY_CY = 190.0
 HEADROOM = 1.04
@@ -89,7 +90,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             continue
         x0, x1 = scale.x(req.arrival), scale.x(req.arrival + wait)
         blank = rough.rect_poly(x0, cy - BLANK_H / 2, max(x1 - x0, 2.0), BLANK_H)
-        cv.stroke(rough.hachure(cv.rng(f"blank-h-{rid}"), blank, 4.0), colour("idle"), width=0.9)
+        cv.stroke(rough.hachure(cv.rng(f"blank-h-{rid}"), blank, HATCH_GAP), colour("idle"), width=0.9)
         cv.stroke(rough.jitter_poly(cv.rng(f"blank-{rid}"), blank, 0.5), colour("idle"),
                   width=1.1)
         with cv.batch():
