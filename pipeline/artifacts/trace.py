@@ -272,6 +272,8 @@ class SummaryView:
     acceptance_rate: float | None = None
     mean_accepted_length: float | None = None
     capacity: CapacityView | None = None
+    perceived_wait: StatsView | None = None  # with `streaming` given (SIM-FIELD.md 6)
+    streaming: bool | None = None
 
     @classmethod
     def from_json(cls, data: Json) -> SummaryView:
@@ -306,6 +308,8 @@ class SummaryView:
             mean_accepted_length=number("mean_accepted_length"),
             capacity=CapacityView.from_json(cap) if isinstance(cap := data.get("capacity"), Mapping)
             else None,
+            perceived_wait=stats("perceived_wait"),
+            streaming=(data.get("perceived_wait") or {}).get("streaming"),
         )
 
 

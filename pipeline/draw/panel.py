@@ -25,8 +25,12 @@ from pipeline.draw.scenes import (
     generic,
     kv_blocks,
     kv_capacity,
+    load_curve,
     queue,
     roofline,
+    sampling,
+    slo,
+    streaming,
     timeline,
     tp_shards,
 )
@@ -59,6 +63,10 @@ SCENES: dict[str, SceneFn] = {
     "kv_capacity": kv_capacity.draw,
     "tp_shards": tp_shards.draw,
     "disagg": disagg.draw,
+    "slo": slo.draw,
+    "streaming": streaming.draw,
+    "sampling": sampling.draw,
+    "load_curve": load_curve.draw,
 }
 
 

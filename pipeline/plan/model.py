@@ -33,6 +33,7 @@ Progress = Literal["learned", "review", "next"]
 SceneKind = Literal[
     "timeline", "kv_blocks", "budget", "queue", "clock", "roofline", "bars", "generic",
     "drafts", "kv_capacity", "tp_shards", "disagg",
+    "slo", "streaming", "sampling", "load_curve",
 ]
 MetricId = Literal["throughput", "ttft", "itl", "tpot", "e2el"]
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pipeline.artifacts.sim import format_number
 from pipeline.artifacts.trace import TraceView
+from pipeline.draw.steps import instance_label
 
 SENTENCES: Mapping[str, Mapping[str, str]] = {
     "zh": {
@@ -24,6 +25,9 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "preempted": "{who} 被抢占，KV 块被收回",
         "finished": "{who} 写完离场，释放 KV 块",
         "idle": "这一步没人被调度",
+        "verify": "{who} 验证 {k} 个草稿、接受 {a} 个，写出 {n} 个字",
+        "handoff": "{who} 的 KV 搬到解码 GPU（用时 {t} {unit}）",
+        "on": "{where} 上：",
         "total": "本步共 {n} 个 token",
         "join": "；",
         "end": "。",
@@ -40,6 +44,11 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "preempted": "{who} is preempted and loses its KV blocks",
         "finished": "{who} finishes and frees its KV blocks",
         "idle": "nobody is scheduled this step",
+        "verify": "{who} verifies {k} drafts, accepts {a} and writes {n} tokens",
+        "verify_one": "{who} verifies {k} drafts, accepts {a} and writes 1 token",
+        "handoff": "{who}'s KV moves to the decode GPU (takes {t} {unit})",
+        "on": "on {where}: ",
+        "the": "the ",
         "total": "{n} tokens in this step",
         # English singulars (n == 1); Chinese needs none.
         "prefill_one": "{who} prefills 1 prompt token, no output yet",
@@ -61,6 +70,9 @@ TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
         "stalls": "老请求干等的次数",
         "preempted": "被抢占次数",
         "throughput": "吞吐（token/{unit_one}）",
+        "good": "满足全部服务目标的请求数",
+        "perceived": "看到第一批字前的平均等待（{unit}）",
+        "accepted_len": "每次验证写出的 token 数",
     },
     "en": {
         "ttft": "{who}'s time to first token ({unit})",
@@ -70,6 +82,9 @@ TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
         "stalls": "Times an old request waited",
         "preempted": "Preemptions",
         "throughput": "Throughput (tokens per {unit_one})",
+        "good": "Requests meeting every SLO",
+        "perceived": "Average wait before the first words ({unit})",
+        "accepted_len": "Tokens per verify step",
     },
 }
 
@@ -81,7 +96,7 @@ TIME_UNITS: Mapping[str, Mapping[str, tuple[str, str]]] = {
 }
 COST_KIND_UNITS: Mapping[str, str] = {"unit": "step", "linear": "ms", "roofline": "ms"}
 DEFAULT_TIME_UNIT = "step"
-TIMED_FIGURES = frozenset({"ttft", "max_gap", "throughput"})
+TIMED_FIGURES = frozenset({"ttft", "max_gap", "throughput", "perceived"})
 
 
 @dataclass(frozen=True)
@@ -107,20 +122,31 @@ def _counted(words: Mapping[str, str], key: str, n: int) -> str:
 
 
 def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
-    """One deterministic sentence per step: who got how many tokens, who emitted, who waited."""
+    """One deterministic sentence per step: who got how many tokens, who emitted, who waited;
+    with speculative decoding who verified how many drafts, in multi-instance runs on which GPU
+    and whose KV moved to the decode GPU."""
     words = SENTENCES[lang]
+    unit = TIME_UNITS[lang][time_unit(trace)][0]
     emitted_before: set[str] = set()
     rows: list[WalkRow] = []
     for step in trace.steps:
         scheduled = step.scheduled
         emitted = set(step.emitted)
-        decoders = [r for r, n in scheduled.items() if n == 1 and r in emitted_before]
+        verifiers = [r for r in scheduled if r in step.drafts]
+        decoders = [
+            r for r, n in scheduled.items()
+            if n == 1 and r in emitted_before and r not in verifiers
+        ]
         parts = []
         if decoders:
             key = "decode" if len(decoders) > 1 else "decode_one"
             parts.append(words[key].format(who=_who(decoders, lang)))
+        for rid in verifiers:
+            wrote = step.emitted_tokens.get(rid, 0)
+            parts.append(_counted(words, "verify", wrote).format(
+                who=rid, k=step.drafts[rid], a=step.accepted.get(rid, 0), n=wrote))
         for rid, n in scheduled.items():
-            if rid in decoders:
+            if rid in decoders or rid in verifiers:
                 continue
             if rid in emitted_before:
                 key = "recompute"
@@ -138,11 +164,23 @@ def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
             parts.append(words["waiting"].format(who=_who(step.waiting, lang)))
         if step.finished:
             parts.append(words["finished"].format(who=_who(step.finished, lang)))
+        moves: dict[str, list[str]] = {}  # transfer time -> whose KV took it
+        for rid in step.handoff:
+            moved = trace.requests[rid].transfer if rid in trace.requests else None
+            if moved is not None:
+                moves.setdefault(format_number(moved[1] - moved[0]), []).append(rid)
+        for took, who in moves.items():
+            parts.append(words["handoff"].format(who=_who(who, lang), t=took, unit=unit))
         if not parts:
             parts.append(words["idle"])
         total = sum(scheduled.values())
         parts.append(_counted(words, "total", total).format(n=total))
         sentence = words["join"].join(parts) + words["end"]
+        if step.instance is not None:
+            where = instance_label(step.instance, lang)
+            if "-" in step.instance:  # a pool's GPU: "the prefill GPU"
+                where = words.get("the", "") + where
+            sentence = words["on"].format(where=where) + sentence
         if lang == "en":
             sentence = sentence[0].upper() + sentence[1:]
         rows.append(WalkRow(step.index, sentence))
@@ -153,7 +191,10 @@ def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
 def _figures(trace: TraceView, newcomer: str) -> dict[str, float | None]:
     steps = trace.steps
     requests = trace.requests
-    old = [r for r in requests if r != newcomer]
+    # parallel sampling: the newcomer is its children (the trace has no request of its own)
+    parent = trace.parents.get(newcomer) if newcomer not in requests else None
+    family = set(parent.children) if parent is not None else {newcomer}
+    old = [r for r in requests if r not in family]
     gaps: list[float] = []
     for rid in old:
         times = requests[rid].token_times
@@ -167,15 +208,21 @@ def _figures(trace: TraceView, newcomer: str) -> dict[str, float | None]:
             if r in old and r in emitted_before and r not in step.scheduled
         )
         emitted_before |= set(step.emitted)
-    newcomer_req = requests.get(newcomer)
+    ttfts = [requests[r].ttft for r in family if r in requests]
+    known = [t for t in ttfts if t is not None]
+    summary = trace.summary
+    wait = summary.perceived_wait
     return {
-        "ttft": newcomer_req.ttft if newcomer_req is not None else None,
+        "ttft": min(known) if known and len(known) == len(ttfts) else None,
         "steps": len(steps),
         "max_step_tokens": max((s.total_tokens for s in steps), default=0),
         "max_gap": max(gaps) if gaps else None,
         "stalls": stalls,
         "preempted": sum(len(s.preempted) for s in steps),
-        "throughput": trace.summary.output_throughput,
+        "throughput": summary.output_throughput,
+        "good": summary.good_requests,
+        "perceived": wait.mean if wait is not None else None,
+        "accepted_len": summary.mean_accepted_length,
     }
 
 

@@ -71,6 +71,11 @@ SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
     "tensor_parallel": ("tp_shards", "D 首字用了 {D.ttft} 毫秒", "D's first token: {D.ttft} ms", []),
     "disaggregation": ("disagg", "B 最后一字在 {B.finish} 毫秒", "B's last token at {B.finish} ms",
                        ["B"]),
+    "goodput": ("slo", "每字限 {slo_tpot} 毫秒", "at most {slo_tpot} ms per token", []),
+    "streaming": ("streaming", "D 的回答 {D.e2el} 步写完", "D's answer takes {D.e2el} steps",
+                  ["D"]),
+    "parallel_sampling": ("sampling", "共跑了 {steps} 步", "{steps} steps in all", ["D"]),
+    "load_curve": ("load_curve", "两种槽位，同一张图", "two slot limits, one chart", []),
 }
 EXTRA_SCENES = {"arithmetic": "roofline", "batching": "budget"}
 

@@ -18,6 +18,7 @@ from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
 from sim.presets.field import FIELD_CATALOGUE
+from sim.presets.field_more import FIELD_MORE_CATALOGUE, FIELD_MORE_FIGURES
 
 VARIANTS = ("without", "with")
 
@@ -147,7 +148,7 @@ _CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
 
 def _build() -> dict[str, Scenario]:
     out: dict[str, Scenario] = {}
-    for sid, title, description, without, with_ in _CATALOGUE + FIELD_CATALOGUE:
+    for sid, title, description, without, with_ in _CATALOGUE + FIELD_CATALOGUE + FIELD_MORE_CATALOGUE:
         variants: dict[str, dict[str, Any]] = {}
         for variant, workload in zip(VARIANTS, (without, with_), strict=True):
             workload = copy.deepcopy(workload)
@@ -220,7 +221,11 @@ def parallel_figures(trace: dict[str, Any]) -> dict[str, float]:
     return fig
 
 
-FIGURES = {"arithmetic": arithmetic_figures, "tensor_parallel": parallel_figures}
+FIGURES = {
+    "arithmetic": arithmetic_figures,
+    "tensor_parallel": parallel_figures,
+    **FIELD_MORE_FIGURES,
+}
 
 
 def run_preset(name: str, *, detail: bool = True) -> dict[str, Any]:

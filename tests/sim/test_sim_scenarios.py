@@ -36,6 +36,9 @@ def test_catalogue_ids_are_the_agreed_ones() -> None:
         "tensor_parallel",
         "disaggregation",
         "streaming",
+        "goodput",
+        "parallel_sampling",
+        "load_curve",
     ]
     for sc in SCENARIOS.values():
         assert set(sc.variants) == set(VARIANTS) and sc.title and sc.description

@@ -1,0 +1,100 @@
+"""The zero-background walkthrough (P9) when the stuck concept is one of the serving field's
+(issue 14, 9): its step strips and sentences follow the trace (drafts, instances, transfers), and
+its comparison table has numbers for both variants."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+
+from pipeline.artifacts.sim import SimResults
+from pipeline.config import PageConfig
+from pipeline.render.page import render_page
+from sim.presets.scenarios import run_preset
+from tests.render.conftest import fixture_corpus, load_fixture_plan
+
+# scenario -> the scene its panels use (part A's scenarios on an existing scene)
+FIELD = {
+    "spec_decode": "timeline", "fp8_kv": "kv_blocks", "tensor_parallel": "budget",
+    "disaggregation": "timeline", "goodput": "slo", "streaming": "streaming",
+    "parallel_sampling": "sampling", "load_curve": "load_curve",
+}
+NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+@cache
+def _trace(name: str) -> dict[str, Any]:
+    return run_preset(name, detail=True)
+
+
+def _page(scenario: str, lang: str) -> BeautifulSoup:
+    plan = load_fixture_plan("plan_small.json" if lang == "zh" else "plan_small_en.json")
+    walk = plan.concept(plan.walkthrough.concept)
+    assert walk is not None
+    for panel in (walk.trouble, walk.fix):
+        panel.scene = FIELD[scenario]  # type: ignore[assignment]
+        panel.scenario = scenario
+    sim = SimResults({f"{scenario}/{v}": _trace(f"{scenario}/{v}") for v in ("without", "with")})
+    html = render_page(plan, fixture_corpus(), PageConfig(lang=lang), sim, None)
+    return BeautifulSoup(html, "html.parser")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("scenario", list(FIELD))
+def test_walkthrough_of_a_field_concept_renders_with_its_table(scenario: str, lang: str) -> None:
+    soup = _page(scenario, lang)
+    steps = _trace(f"{scenario}/with")["steps"]
+    rows = soup.select("section[data-section=walkthrough] li.step")
+    assert len(rows) == len(steps)
+    assert all(row.select_one("svg.step-strip") is not None for row in rows)
+    table = soup.select_one("table.compare")
+    assert table is not None
+    both = [
+        [td.get_text() for td in tr.select("td")]
+        for tr in table.select("tbody tr")
+    ]
+    numeric = [r for r in both if all(NUMBER.match(v) for v in r)]
+    assert len(numeric) >= 3, both
+
+
+def _strip_words(soup: BeautifulSoup) -> list[str]:
+    return [" ".join(s.stripped_strings) + " " + (s.select_one("desc").get_text())
+            for s in soup.select("section[data-section=walkthrough] svg.step-strip")]
+
+
+def test_spec_decode_strips_and_sentences_show_drafts() -> None:
+    soup = _page("spec_decode", "en")
+    texts = [li.select_one(".step-text").get_text() for li in soup.select("li.step")]
+    assert any("verifies 3 drafts, accepts 2" in t for t in texts), texts
+    svg = soup.select("li.step svg.step-strip")[1]
+    assert "rejected" in svg.select_one("desc").get_text()
+
+
+def test_disaggregation_strips_name_the_instance_and_the_transfer() -> None:
+    soup = _page("disaggregation", "en")
+    words = _strip_words(soup)
+    assert any("prefill GPU" in w for w in words) and any("decode GPU" in w for w in words)
+    texts = [li.select_one(".step-text").get_text() for li in soup.select("li.step")]
+    assert any("KV moves to the decode GPU" in t for t in texts), texts
+    zh = _page("disaggregation", "zh")
+    assert any("预填 GPU" in w for w in _strip_words(zh))
+
+
+def test_field_rows_join_the_table_when_the_traces_have_them() -> None:
+    def table(scenario: str) -> dict[str, list[str]]:
+        soup = _page(scenario, "en")
+        return {tr.select_one("th").get_text(): [td.get_text() for td in tr.select("td")]
+                for tr in soup.select("table.compare tbody tr")}
+
+    good = table("goodput")["Requests meeting every SLO"]
+    assert good == ["2", "3"]
+    wait = table("streaming")["Average wait before the first words (steps)"]
+    assert wait == ["6.5", "1"]
+    spec = table("spec_decode")["Tokens per verify step"]
+    assert spec[0] == "—" and NUMBER.match(spec[1])
+    sampling = table("parallel_sampling")
+    assert NUMBER.match(sampling["D's time to first token (steps)"][0])
