@@ -13,6 +13,7 @@ from sim.config import SLO, Workload
 from sim.engine import SimResult
 from sim.entities import Request
 from sim.metrics import (
+    RequestMetrics,
     meets_slo,
     perceived_wait,
     request_metrics,
@@ -34,8 +35,7 @@ def _rounded(obj: Any) -> Any:
     return obj
 
 
-def _request_entry(req: Request, slo: SLO | None) -> dict[str, Any]:
-    m = request_metrics(req)
+def _request_entry(req: Request, m: RequestMetrics, slo: SLO | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "arrival": req.spec.arrival,
         "first_token": _round(req.token_times[0]) if req.token_times else None,
@@ -74,8 +74,8 @@ def _parents(requests: list[Request]) -> dict[str, Any]:
     return out
 
 
-def _summary(result: SimResult, workload: Workload) -> dict[str, Any]:
-    summary = summarize(result.requests, workload.slo)
+def _summary(result: SimResult, workload: Workload, per: list[RequestMetrics]) -> dict[str, Any]:
+    summary = summarize(result.requests, workload.slo, per)
     if result.config.num_speculative_tokens:
         summary.update(speculation_summary(result.requests))
     if result.config.capacity is not None:
@@ -97,11 +97,15 @@ def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) 
         trace["cost"] = workload.cost.to_dict()
         trace["scenario"] = dict(workload.scenario or {})
     trace["steps"] = result.steps
-    trace["requests"] = {req.id: _request_entry(req, workload.slo) for req in result.requests}
+    per = [request_metrics(req) for req in result.requests]
+    trace["requests"] = {
+        req.id: _request_entry(req, m, workload.slo)
+        for req, m in zip(result.requests, per, strict=True)
+    }
     parents = _parents(result.requests)
     if parents:
         trace["parents"] = parents
-    trace["summary"] = _summary(result, workload)
+    trace["summary"] = _summary(result, workload, per)
     if result.stalled:
         trace["stalled"] = True
     return trace
