@@ -52,8 +52,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="add per-step blocks/reserved/computed/tokens and engine/scenario metadata",
     )
     run.add_argument(
-        "--fast", action="store_true", help="use the vectorised fast path (same trace)"
+        "--indent", action="store_true", help="indent the JSON for humans (default: compact)"
     )
+    run.add_argument(
+        "--plain",
+        action="store_true",
+        help="use the plain reference step loop (same trace; by default the vectorised fast "
+        "path runs wherever it applies)",
+    )
+    # Old scripts said --fast; the fast path is now chosen automatically.
+    run.add_argument("--fast", action="store_true", help=argparse.SUPPRESS)
     _max_steps_option(run)
 
     table = sub.add_parser(
@@ -113,7 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "run":
         return cli.guarded(
-            lambda: cli.cmd_run(args.workload, args.preset, args.detail, args.fast, args.max_steps)
+            lambda: cli.cmd_run(
+                args.workload,
+                args.preset,
+                args.detail,
+                plain=args.plain,
+                indent=args.indent,
+                max_steps=args.max_steps,
+            )
         )
     if args.command == "table":
         return cli.guarded(

@@ -56,9 +56,13 @@ class RunOutcome:
 
 
 def run_outcome(
-    data: Any, *, detail: bool = False, fast: bool = False, max_steps: int = DEFAULT_MAX_STEPS
+    data: Any, *, detail: bool = False, fast: bool = True, max_steps: int = DEFAULT_MAX_STEPS
 ) -> RunOutcome:
-    """Validate `data`, check the bounds, simulate it; the trace and the stall reason."""
+    """Validate `data`, check the bounds, simulate it; the trace and the stall reason.
+
+    `fast` (default): the vectorised path wherever `sim.fast.fast_applies` (identical trace);
+    False forces the plain reference loop.
+    """
     workload = parse_workload(data)
     tokens_per_step = 1 + workload.engine.num_speculative_tokens  # a verify step emits up to 1 + k
     check_steps_possible(workload.engine, workload.requests, max_steps, tokens_per_step)
@@ -77,12 +81,12 @@ def run_outcome(
 
 
 def run_workload(
-    data: Any, *, detail: bool = False, fast: bool = False, max_steps: int = DEFAULT_MAX_STEPS
+    data: Any, *, detail: bool = False, fast: bool = True, max_steps: int = DEFAULT_MAX_STEPS
 ) -> dict[str, Any]:
     """Validate `data`, simulate it, and return the trace dict (SIM.md contract).
 
-    `fast` uses the vectorised path (identical trace; falls back to the plain loop where it
-    does not apply). `detail` adds per-step blocks/reserved/computed/tokens and metadata.
+    `fast` (default) uses the vectorised path where it applies (identical trace); False
+    forces the plain reference loop. `detail` adds per-step blocks/reserved/computed/tokens and metadata.
     A stalled run still returns its trace (with ``"stalled": true``).
     """
     return run_outcome(data, detail=detail, fast=fast, max_steps=max_steps).trace

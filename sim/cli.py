@@ -23,9 +23,10 @@ EXIT_USAGE = 2
 
 @dataclass(frozen=True)
 class CommandOutput:
-    """What a command prints: `text` on stdout, and `stall` (if any) on stderr with exit 1."""
+    """What a command prints: `text` on stdout (bytes: already UTF-8, e.g. a trace), and
+    `stall` (if any) on stderr with exit 1."""
 
-    text: str
+    text: str | bytes
     stall: str | None = None
 
 
@@ -44,16 +45,21 @@ def cmd_run(
     path: str | None,
     preset: str | None,
     detail: bool,
-    fast: bool,
+    *,
+    plain: bool = False,
+    indent: bool = False,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> CommandOutput:
-    """`run`: the JSON trace (presets carry detail only when --detail is given)."""
-    from sim.trace import dumps
+    """`run`: the JSON trace, compact unless `indent` (presets carry detail only with --detail).
+
+    The fast path runs wherever it applies unless `plain` asks for the reference loop.
+    """
+    from sim.trace import encode
 
     outcome = run_outcome(
-        _workload_from_args(path, preset), detail=detail, fast=fast, max_steps=max_steps
+        _workload_from_args(path, preset), detail=detail, fast=not plain, max_steps=max_steps
     )
-    return CommandOutput(dumps(outcome.trace), outcome.stall)
+    return CommandOutput(encode(outcome.trace, indent=indent), outcome.stall)
 
 
 def cmd_table(
@@ -116,7 +122,12 @@ def guarded(action: Callable[[], str | CommandOutput]) -> int:
         return EXIT_USAGE
     if isinstance(output, str):
         output = CommandOutput(output)
-    sys.stdout.write(output.text + "\n")
+    if isinstance(output.text, bytes):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(output.text + b"\n")
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(output.text + "\n")
     if output.stall:
         print(output.stall, file=sys.stderr)
         return EXIT_STALLED

@@ -1,30 +1,30 @@
-"""The fast path for policy `vllm` with paged KV (prefix caching off): the same schedule as
-the plain loop, with each step's RUNNING pass done as numpy array arithmetic.
+"""The fast path for policy `vllm` with paged KV (prefix caching off): the plain loop's
+schedule, step for step, much faster. Tests compare both paths' trace hashes.
 
-Why it is exact: when the blocks all running requests need this step fit the free blocks,
-the sequential RUNNING loop never preempts, so every request gets
-``min(need, max(budget - tokens given to earlier requests, 0))``, a cumulative sum. Steps
-where blocks run short fall back to a scalar copy of the loop (with preemption). The WAITING
-pass is scalar (it admits a few requests at most). Tests compare both paths' trace hashes.
+Most steps (`_decode_step`) keep the requests that need one token a step in a `DecodeSet`
+that costs O(1) per step for all of them; only the others (a prompt being prefilled, a
+request just admitted) are looked at one by one. That shortcut applies when the step's whole
+demand fits the token budget and the free blocks: then the sequential loop gives every
+request all it needs, in any order, and preempts nobody. Otherwise the members are written
+back to the arrays and the step runs on them exactly (`sim.fast_step`).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any
 
 import numpy as np
 
 from sim.config import Workload
-from sim.cost import StepWork, build_cost_model
-from sim.engine import SimResult, resolve_engine
+from sim.cost import StepWork
+from sim.engine import SimResult
 from sim.entities import Request
 from sim.errors import LimitExceeded
+from sim.fast_decode import DecodeSet
+from sim.fast_step import ArrayStepEngine
 from sim.limits import DEFAULT_MAX_STEPS, step_limit_message
 from sim.stall import StallFacts, stall_reason
 from sim.trace_record import t
-
-I64 = np.int64
 
 
 def fast_applies(workload: Workload) -> bool:
@@ -40,236 +40,14 @@ def fast_applies(workload: Workload) -> bool:
     )
 
 
-class FastVllmEngine:
-    """Array-backed engine state (one slot per request index) and the vectorised step."""
+class FastVllmEngine(ArrayStepEngine):
+    """The array engine plus the decode rhythm, and the run loop."""
 
     def __init__(
         self, workload: Workload, *, record: bool = True, max_steps: int = DEFAULT_MAX_STEPS
     ) -> None:
-        self.max_steps = max_steps
-        self.cfg = resolve_engine(workload.engine)
-        self.workload = workload
-        self.cost = build_cost_model(workload.cost)
-        self.record = record
-        specs = workload.requests
-        n = len(specs)
-        self.names = [s.id for s in specs]
-        self.names_arr = np.array(self.names, dtype=object)
-        self.prompt = np.array([s.prompt_len for s in specs], dtype=I64)
-        self.max_tokens = np.array([s.max_tokens for s in specs], dtype=I64)
-        self.computed = np.zeros(n, dtype=I64)
-        self.outputs = np.zeros(n, dtype=I64)
-        self.held = np.zeros(n, dtype=I64)
-        self.preemptions = np.zeros(n, dtype=I64)
-        self.finish = [None] * n  # type: list[float | None]
-        self.pending = deque(sorted(range(n), key=lambda i: (specs[i].arrival, i)))
-        self.arrival = [s.arrival for s in specs]
-        self.running: list[int] = []
-        self.run_arr: np.ndarray | None = None
-        self.waiting: deque[int] = deque()
-        self.waiting_names: deque[str] = deque()
-        self.free = self.cfg.num_blocks
-        self.emitted_idx: list[np.ndarray] = []
-        self.emitted_at: list[float] = []
-        self.steps: list[dict[str, object]] = []
-        self.num_steps = 0
-        self.scheduled_tokens = 0
-
-    # -- queues ---------------------------------------------------------------------------
-    def _running_array(self) -> np.ndarray:
-        if self.run_arr is None:
-            self.run_arr = np.array(self.running, dtype=I64)
-        return self.run_arr
-
-    def _preempt(self, v: int) -> None:
-        self.free += int(self.held[v])
-        self.held[v] = 0
-        self.computed[v] = 0
-        self.preemptions[v] += 1
-        self.waiting.appendleft(v)
-        self.waiting_names.appendleft(self.names[v])
-
-    def _alloc(self, r: int, n: int) -> bool:
-        bs, mml = self.cfg.block_size, self.cfg.max_model_len
-        need = -(-min(int(self.computed[r]) + n, mml) // bs) - int(self.held[r])
-        if need > self.free:
-            return False
-        if need > 0:
-            self.free -= need
-            self.held[r] += need
-        return True
-
-    # -- the RUNNING pass -------------------------------------------------------------------
-    def _running_vector(self, threshold: int) -> tuple[np.ndarray, np.ndarray, int] | None:
-        """All running requests' tokens at once; None if blocks would run short."""
-        cfg = self.cfg
-        r = self._running_array()
-        comp = self.computed[r]
-        need = self.prompt[r] + self.outputs[r] - comp
-        if threshold > 0:
-            np.minimum(need, threshold, out=need)
-        np.minimum(need, cfg.max_model_len - comp, out=need)
-        before = np.cumsum(need) - need
-        n = np.minimum(need, np.maximum(cfg.max_num_batched_tokens - before, 0))
-        ceil_blocks = (
-            np.minimum(comp + n, cfg.max_model_len) + cfg.block_size - 1
-        ) // cfg.block_size
-        blocks = np.maximum(ceil_blocks - self.held[r], 0)
-        total_blocks = int(blocks.sum())
-        if total_blocks > self.free:
-            return None
-        self.free -= total_blocks
-        self.held[r] += blocks
-        mask = n > 0
-        sched, given = r[mask], n[mask]
-        return sched, given, cfg.max_num_batched_tokens - int(given.sum())
-
-    def _running_scalar(self, threshold: int) -> tuple[list[int], list[int], list[int], int]:
-        """The sequential loop with preemption of running[-1], for steps short of blocks."""
-        cfg = self.cfg
-        budget, i = cfg.max_num_batched_tokens, 0
-        sched: list[int] = []
-        given: list[int] = []
-        preempted: list[int] = []
-        running = self.running
-        while i < len(running) and budget > 0:
-            r = running[i]
-            c = int(self.computed[r])
-            n = int(self.prompt[r] + self.outputs[r]) - c
-            if 0 < threshold < n:
-                n = threshold
-            n = min(n, budget, cfg.max_model_len - c)
-            if n <= 0:
-                i += 1
-                continue
-            ok = self._alloc(r, n)
-            while not ok:
-                victim = running.pop()
-                self.run_arr = None
-                self._preempt(victim)
-                preempted.append(victim)
-                if victim == r:
-                    break
-                ok = self._alloc(r, n)
-            if not ok:
-                break
-            sched.append(r)
-            given.append(n)
-            budget -= n
-            i += 1
-        return sched, given, preempted, budget
-
-    # -- the WAITING pass -------------------------------------------------------------------
-    def _waiting(self, budget: int, threshold: int) -> tuple[list[int], list[int]]:
-        cfg = self.cfg
-        bs, mml = cfg.block_size, cfg.max_model_len
-        sched: list[int] = []
-        given: list[int] = []
-        while self.waiting and budget > 0:
-            if len(self.running) >= cfg.max_num_seqs:
-                break
-            r = self.waiting[0]
-            tokens = int(self.prompt[r] + self.outputs[r])
-            n = tokens
-            if 0 < threshold < n:
-                n = threshold
-            if not cfg.enable_chunked_prefill and n > budget:
-                break
-            n = min(n, budget)
-            if -(-min(tokens, mml) // bs) > self.free:
-                break
-            self.computed[r] = 0
-            if not self._alloc(r, n):
-                break
-            self.waiting.popleft()
-            self.waiting_names.popleft()
-            self.running.append(r)
-            self.run_arr = None
-            sched.append(r)
-            given.append(n)
-            budget -= n
-        return sched, given
-
-    # -- one step -----------------------------------------------------------------------------
-    def _schedule(self) -> tuple[np.ndarray, np.ndarray, list[int]]:
-        threshold = self.cfg.long_prefill_token_threshold
-        if len(self.running) + len(self.waiting) == 1:
-            threshold = 0
-        preempted: list[int] = []
-        vec = self._running_vector(threshold) if self.running else None
-        if vec is not None:
-            sched_r, given_r, budget = vec
-        elif self.running:
-            s_list, g_list, preempted, budget = self._running_scalar(threshold)
-            sched_r, given_r = np.array(s_list, dtype=I64), np.array(g_list, dtype=I64)
-        else:
-            sched_r, given_r = np.zeros(0, dtype=I64), np.zeros(0, dtype=I64)
-            budget = self.cfg.max_num_batched_tokens
-        if not preempted and self.waiting and budget > 0:
-            s_w, g_w = self._waiting(budget, threshold)
-            if s_w:
-                sched_r = np.concatenate([sched_r, np.array(s_w, dtype=I64)])
-                given_r = np.concatenate([given_r, np.array(g_w, dtype=I64)])
-        return sched_r, given_r, preempted
-
-    def _execute(
-        self, sched: np.ndarray, given: np.ndarray, preempted: list[int], start: float
-    ) -> float:
-        comp_before = self.computed[sched]
-        total = int(given.sum())
-        context = int(comp_before.sum()) + total
-        end = start + (self.cost.step_time(StepWork(total, context)) if len(sched) else 0.0)
-        new_comp = comp_before + given
-        self.computed[sched] = new_comp
-        emit = sched[new_comp == self.prompt[sched] + self.outputs[sched]]
-        self.outputs[emit] += 1
-        out_e = self.outputs[emit]
-        done = emit[
-            (out_e >= self.max_tokens[emit]) | (self.prompt[emit] + out_e >= self.cfg.max_model_len)
-        ]
-        stamp = t(end)  # token times are stored rounded, once per step
-        if len(emit):
-            self.emitted_idx.append(emit)
-            self.emitted_at.append(stamp)
-        if len(done):
-            self.free += int(self.held[done].sum())
-            self.held[done] = 0
-            gone = set(done.tolist())
-            for r in gone:
-                self.finish[r] = stamp
-            self.running = [r for r in self.running if r not in gone]
-            self.run_arr = None
-        self.num_steps += 1
-        self.scheduled_tokens += total
-        if self.record:
-            self._record(start, end, sched, given, preempted, emit, done)
-        return end
-
-    def _record(
-        self,
-        start: float,
-        end: float,
-        sched: np.ndarray,
-        given: np.ndarray,
-        preempted: list[int],
-        emit: np.ndarray,
-        done: np.ndarray,
-    ) -> None:
-        names = self.names_arr
-        self.steps.append(
-            {
-                "index": len(self.steps) + 1,
-                "start": t(start),
-                "end": t(end),
-                "scheduled": dict(zip(names[sched].tolist(), given.tolist(), strict=True)),
-                "preempted": [self.names[v] for v in preempted],
-                "emitted": names[emit].tolist(),
-                "finished": names[done].tolist(),
-                "free_blocks": self.free,
-                "running": names[self._running_array()].tolist(),
-                "waiting": list(self.waiting_names),
-            }
-        )
+        super().__init__(workload, record=record, max_steps=max_steps)
+        self.decode = DecodeSet(self.cfg.block_size)
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self) -> SimResult:
@@ -285,6 +63,12 @@ class FastVllmEngine:
                     break
                 now = max(now, self.arrival[self.pending[0]])
                 continue
+            if self.running:
+                end = self._decode_step(now)
+                if end is not None:
+                    now = end
+                    continue
+                self._materialize()
             sched, given, preempted = self._schedule()
             if not len(sched) and not preempted:
                 if not self.pending:
@@ -295,7 +79,145 @@ class FastVllmEngine:
             if self.num_steps >= self.max_steps:
                 raise LimitExceeded("$", step_limit_message(self.max_steps))
             now = self._execute(sched, given, preempted, now)
+            self._join_decode()
         return self._result(stall)
+
+    # -- the decode rhythm (see sim.fast_decode) ------------------------------------------------
+    def _join_decode(self) -> None:
+        """After an array step: running requests needing one token join the decode set."""
+        bs, step, members = self.cfg.block_size, self.num_steps, self.decode.offset
+        for r in self.running:
+            if r in members:
+                continue
+            c = int(self.computed[r])
+            if self.prompt_len[r] + int(self.outputs[r]) - c == 1 and int(self.held[r]) == -(
+                -c // bs
+            ):
+                self.decode.add(r, c, self.last_computed[r], step)
+
+    def _materialize(self) -> None:
+        """Write the decode set's members back to the arrays (before an array step)."""
+        bs, last = self.cfg.block_size, self.num_steps - 1
+        for r, c, first in self.decode.drain():
+            self.computed[r] = c
+            self.outputs[r] = c + 1 - self.prompt_len[r]
+            self.held[r] = -(-c // bs)
+            self.token_runs.add(r, first, last)
+
+    def _others_demand(self, threshold: int) -> list[tuple[int, int, int]] | None:
+        """(request, tokens, new blocks) of running requests outside the decode set."""
+        cfg, members = self.cfg, self.decode.offset
+        bs, mml = cfg.block_size, cfg.max_model_len
+        others = []
+        for r in self.running:
+            if r in members:
+                continue
+            c = int(self.computed[r])
+            n = self.prompt_len[r] + int(self.outputs[r]) - c
+            if 0 < threshold < n:
+                n = threshold
+            n = min(n, mml - c)
+            if n <= 0:
+                return None  # the array step skips it; keep that rare case there
+            others.append((r, n, max(-(-min(c + n, mml) // bs) - int(self.held[r]), 0)))
+        return others
+
+    def _decode_step(self, now: float) -> float | None:
+        """One step in O(decode set) = O(1) time, or None (nothing changed) when the step's
+        demand exceeds the budget or the free blocks (then the array step decides)."""
+        cfg, decode = self.cfg, self.decode
+        threshold = cfg.long_prefill_token_threshold
+        if len(self.running) + len(self.waiting) == 1:
+            threshold = 0
+        tokens, blocks = len(decode.offset), decode.new_blocks()
+        others: list[tuple[int, int, int]] = []
+        if len(self.running) > tokens:
+            found = self._others_demand(threshold)
+            if found is None:
+                return None
+            others = found
+            tokens += sum(n for _, n, _ in others)
+            blocks += sum(b for _, _, b in others)
+        if tokens > cfg.max_num_batched_tokens or blocks > self.free:
+            return None
+        if self.num_steps >= self.max_steps:
+            raise LimitExceeded("$", step_limit_message(self.max_steps))
+        self.free -= blocks
+        for r, _, b in others:
+            self.held[r] += b
+        given = [(r, n) for r, n, _ in others]
+        budget = cfg.max_num_batched_tokens - tokens
+        if self.waiting and budget > 0:
+            admitted, chunks = self._waiting(budget, threshold)
+            given += zip(admitted, chunks, strict=True)
+        return self._execute_decode(now, given)
+
+    def _execute_decode(self, start: float, given: list[tuple[int, int]]) -> float:
+        decode, step = self.decode, self.num_steps
+        total = len(decode.offset) + sum(n for _, n in given)
+        context = decode.context_tokens() + sum(int(self.computed[r]) + n for r, n in given)
+        end = start + self.cost.step_time(StepWork(total, context))
+        stamp = t(end)
+        self.ends.append(stamp)
+        order = list(self.running) if self.record else []
+        finished: set[int] = set()
+        for r in decode.advance():
+            c, first = decode.remove(r)
+            self.token_runs.add(r, first, step)
+            self.computed[r], self.outputs[r] = c, c + 1 - self.prompt_len[r]
+            self.free += -(-c // self.cfg.block_size)
+            self._finish(r, stamp, finished)
+        emitted = self._complete_others(given, stamp, finished)
+        self.num_steps += 1
+        self.scheduled_tokens += total
+        if self.record:
+            self._record_decode(start, end, order, dict(given), emitted, finished)
+        return end
+
+    def _complete_others(
+        self, given: list[tuple[int, int]], stamp: float, finished: set[int]
+    ) -> set[int]:
+        """Requests outside the decode set compute their tokens; those that emit, and join."""
+        step, emitted, bs = self.num_steps, set(), self.cfg.block_size
+        for r, n in given:
+            c = int(self.computed[r]) + n
+            self.computed[r] = c
+            outputs = int(self.outputs[r])
+            tokens = self.prompt_len[r] + outputs
+            if c == tokens:
+                self.outputs[r] = outputs = outputs + 1
+                tokens += 1
+                emitted.add(r)
+                self.token_runs.add(r, step, step)
+                if tokens >= self.last_computed[r] + 1:
+                    self.free += int(self.held[r])
+                    self.held[r] = 0
+                    self._finish(r, stamp, finished)
+                    continue
+            if tokens - c == 1 and int(self.held[r]) == -(-c // bs):
+                self.decode.add(r, c, self.last_computed[r], step + 1)
+        return emitted
+
+    def _finish(self, r: int, stamp: float, finished: set[int]) -> None:
+        self.finish[r] = stamp
+        del self.running[r]
+        self.run_arr = None
+        finished.add(r)
+
+    def _record_decode(
+        self,
+        start: float,
+        end: float,
+        order: list[int],
+        given: dict[int, int],
+        emitted: set[int],
+        finished: set[int],
+    ) -> None:
+        names = self.names
+        scheduled = {names[r]: given.get(r, 1) for r in order}
+        emitted_names = [names[r] for r in order if r not in given or r in emitted]
+        finished_names = [names[r] for r in order if r in finished]
+        self._record_step(start, end, scheduled, [], emitted_names, finished_names)
 
     def _stall_reason(self) -> str:
         head = self.waiting[0] if self.waiting else None
@@ -314,19 +236,23 @@ class FastVllmEngine:
         )
         return stall_reason(facts)
 
+    def _token_times(self) -> list[Any]:
+        """Each request's token times from its runs of steps. Without step records (the scale
+        benchmark) they stay numpy views: tens of millions of Python floats would dominate."""
+        ends: Any = self.ends if self.record else np.array(self.ends)
+        times: list[Any] = []
+        for runs in self.token_runs.runs:
+            parts = [ends[a : b + 1] for a, b in runs]
+            if len(parts) == 1:
+                times.append(parts[0])
+            elif self.record:
+                times.append([x for part in parts for x in part])
+            else:
+                times.append(np.concatenate(parts) if parts else ends[:0])
+        return times
+
     def _result(self, stall: str | None) -> SimResult:
-        n = len(self.names)
-        times: list[Any] = [[] for _ in range(n)]
-        if self.emitted_idx:
-            idx = np.concatenate(self.emitted_idx)
-            at = np.repeat(np.array(self.emitted_at), [len(a) for a in self.emitted_idx])
-            order = np.argsort(idx, kind="stable")
-            ordered = at[order]
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(idx, minlength=n))]).tolist()
-            # Without step records (the scale benchmark) token times stay numpy views: turning
-            # tens of millions of them into Python floats would dominate the run.
-            flat = ordered.tolist() if self.record else ordered
-            times = [flat[bounds[i] : bounds[i + 1]] for i in range(n)]
+        times = self._token_times()
         requests = []
         for i, spec in enumerate(self.workload.requests):
             req = Request(

@@ -76,9 +76,14 @@ def meets_slo(m: RequestMetrics, slo: SLO) -> bool:
     return all(limit is None or value is None or value <= limit for limit, value in checks)
 
 
-def summarize(requests: Sequence[Request], slo: SLO | None = None) -> dict[str, Any]:
-    """The trace's `summary` block."""
-    per = [request_metrics(r) for r in requests]
+def summarize(
+    requests: Sequence[Request],
+    slo: SLO | None = None,
+    per: Sequence[RequestMetrics] | None = None,
+) -> dict[str, Any]:
+    """The trace's `summary` block (`per`: each request's metrics, if already computed)."""
+    if per is None:
+        per = [request_metrics(r) for r in requests]
     done = [r for r in requests if r.finish_time is not None]
     start = min((r.spec.arrival for r in requests), default=0.0)
     end = max((r.finish_time for r in done if r.finish_time is not None), default=start)

@@ -6,11 +6,14 @@ import hashlib
 import json
 from typing import Any
 
+import orjson
+
 from sim.capacity import capacity_terms
 from sim.config import SLO, Workload
 from sim.engine import SimResult
 from sim.entities import Request
 from sim.metrics import (
+    RequestMetrics,
     meets_slo,
     perceived_wait,
     request_metrics,
@@ -32,8 +35,7 @@ def _rounded(obj: Any) -> Any:
     return obj
 
 
-def _request_entry(req: Request, slo: SLO | None) -> dict[str, Any]:
-    m = request_metrics(req)
+def _request_entry(req: Request, m: RequestMetrics, slo: SLO | None) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "arrival": req.spec.arrival,
         "first_token": _round(req.token_times[0]) if req.token_times else None,
@@ -72,8 +74,8 @@ def _parents(requests: list[Request]) -> dict[str, Any]:
     return out
 
 
-def _summary(result: SimResult, workload: Workload) -> dict[str, Any]:
-    summary = summarize(result.requests, workload.slo)
+def _summary(result: SimResult, workload: Workload, per: list[RequestMetrics]) -> dict[str, Any]:
+    summary = summarize(result.requests, workload.slo, per)
     if result.config.num_speculative_tokens:
         summary.update(speculation_summary(result.requests))
     if result.config.capacity is not None:
@@ -95,19 +97,35 @@ def build_trace(result: SimResult, workload: Workload, *, detail: bool = False) 
         trace["cost"] = workload.cost.to_dict()
         trace["scenario"] = dict(workload.scenario or {})
     trace["steps"] = result.steps
-    trace["requests"] = {req.id: _request_entry(req, workload.slo) for req in result.requests}
+    per = [request_metrics(req) for req in result.requests]
+    trace["requests"] = {
+        req.id: _request_entry(req, m, workload.slo)
+        for req, m in zip(result.requests, per, strict=True)
+    }
     parents = _parents(result.requests)
     if parents:
         trace["parents"] = parents
-    trace["summary"] = _summary(result, workload)
+    trace["summary"] = _summary(result, workload, per)
     if result.stalled:
         trace["stalled"] = True
     return trace
 
 
-def dumps(trace: dict[str, Any]) -> str:
-    """Canonical JSON text of a trace (stable key order as built, no trailing spaces)."""
-    return json.dumps(trace, ensure_ascii=False, indent=1)
+def encode(trace: dict[str, Any], *, indent: bool = False) -> bytes:
+    """The trace as UTF-8 JSON bytes: compact, or indented by two spaces for humans.
+
+    orjson writes the 1000-request bench trace (11 MB compact) in ~0.015 s where the stdlib
+    takes ~0.1 s compact and ~0.4 s indented (its pure-Python path), most of a `sim run`.
+    Both decode to the same data as `json.dumps`; only float spelling may differ (1e-05 vs
+    0.00001). Every number in a trace is finite (workloads are validated), and keys are str.
+    """
+    option = orjson.OPT_INDENT_2 if indent else 0
+    return orjson.dumps(trace, option=option)
+
+
+def dumps(trace: dict[str, Any], *, indent: bool = False) -> str:
+    """`encode` as text (stable key order as built, no trailing spaces)."""
+    return encode(trace, indent=indent).decode("utf-8")
 
 
 def trace_hash(trace: dict[str, Any]) -> str:

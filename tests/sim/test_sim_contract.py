@@ -207,6 +207,8 @@ def test_bench_small_reports_identical_trace() -> None:
 
     report = run_bench(60)
     assert "identical trace" in report and "fast" in report and "plain" in report
+    process = next(line for line in report.splitlines() if line.startswith("process "))
+    assert "python -m sim run" in process and "same sha256" in process
     spec = next(line for line in report.splitlines() if line.startswith("spec "))
     assert "steps" in spec and "wall" in spec
     assert "num_speculative_tokens 3, accept [2, 0, 3, 1]" in report
