@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_build_inputs import EXAMPLE, folder, one_error_line, tujie  # noqa: F401
 
-from pipeline.errors import PlanError
+from pipeline.errors import PlanError, SimulationFailed
 from pipeline.plan.model import control_violations, parse_plan
+from pipeline.simulate.results import run_sim
 
 PLAN = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
 
@@ -95,9 +96,9 @@ def test_late_plan_error_names_the_folders_plan(folder: Path, tmp_path: Path):  
 
 
 def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_path: Path):  # noqa: F811
-    """A `SimError` is mapped into tujie's tree where the pipeline calls the simulator: the plan
-    the sim stage reads (here the output copy, edited by hand after the plan stage) names a
-    scenario the simulator does not know."""
+    """The plan the sim stage reads (here the output copy, edited by hand after the plan stage)
+    names a scenario the simulator does not know: the sim stage's page rules find it, one line
+    with its JSON path, exit 2 (before any run)."""
     out = tmp_path / "out"
     assert tujie("build", str(folder), "--out", str(out), "--until", "plan").returncode == 0
     (copy,) = out.glob("*/plan.json")
@@ -107,8 +108,18 @@ def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_p
     r = tujie("build", str(folder), "--out", str(out), "--until", "sim")
     assert r.returncode == 2, r.stderr
     line = one_error_line(r)
-    assert "simulator could not run no_such_scenario/" in line and "unknown preset" in line
+    assert "concepts[0].fix.scenario: unknown scenario 'no_such_scenario'" in line
     assert "Traceback" not in r.stderr
+
+
+def test_a_run_the_simulator_refuses_is_simulation_failed() -> None:
+    """Where the pipeline runs the simulator outside the page rules (`run_sim`), a `SimError`
+    is mapped into tujie's tree: `SimulationFailed` naming the run and the simulator's reason."""
+    plan = parse_plan(json.loads(json.dumps(PLAN)))
+    plan.concepts[0].fix.scenario = "no_such_scenario"
+    with pytest.raises(SimulationFailed) as err:
+        run_sim(plan)
+    assert "could not run no_such_scenario/" in str(err.value) and "unknown preset" in str(err.value)
 
 
 def test_validate_says_valid_with_the_plans_size(folder: Path, tmp_path: Path):  # noqa: F811
