@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
 
+from pipeline.config import MAX_TITLE
 from pipeline.errors import PlanError, Violation
 
 PLAN_FORMAT = 1
@@ -179,7 +180,7 @@ class Plan(_Model):
 
     format: int = PLAN_FORMAT
     lang: Lang = "zh"
-    title: str = Field(min_length=1, max_length=40)
+    title: str = Field(min_length=1, max_length=MAX_TITLE)
     takeaway: str = Field(min_length=1, description="the one-sentence conclusion (P2)")
     main_thread: MainThread
     cast: list[CastMember] = Field(min_length=1, max_length=6)
