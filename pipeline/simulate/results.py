@@ -23,13 +23,6 @@ from pipeline.plan.model import Panel, Plan
 RUN_CACHE_SIZE = 256
 
 
-def scenario_catalogue() -> dict[str, str]:
-    """Scenario id → one-line description, as the simulator defines them."""
-    from sim.presets.scenarios import SCENARIOS
-
-    return {sid: f"{s.title}: {s.description}" for sid, s in SCENARIOS.items()}
-
-
 @dataclass(frozen=True)
 class Run:
     """One simulator run the page needs: a preset and the knobs set on it."""
@@ -71,11 +64,6 @@ def needed_runs(plan: Plan) -> list[Run]:
                 if run is not None:
                     runs.add(run)
     return sorted(runs, key=lambda r: r.key)
-
-
-def needed_presets(plan: Plan) -> list[str]:
-    """The trace names of `needed_runs` (`scenario/variant`, `+knob=value` when knobbed)."""
-    return [run.key for run in needed_runs(plan)]
 
 
 def runs_key(plan: Plan) -> list[str]:

@@ -120,3 +120,25 @@ def test_plan_save_copies_it_for_review_and_never_overwrites_without_force(
     forced = tujie("plan", str(src), "--out", str(out), "--save", "--force", env=_key(fake))
     assert forced.returncode == 0, forced.stderr
     assert json.loads((src / "plan.json").read_text("utf-8"))["meta"]["made_by"] == "llm"
+
+
+def test_the_repair_loop_sees_what_only_the_page_would_have_found(
+    fake: FakeAnthropic, answer: dict[str, object], tmp_path: Path
+) -> None:
+    """A schema-valid answer whose ruler has no rows and whose metric name does not fit the
+    phone ruler: both go back to the model with their JSON paths in the same round, and the
+    second answer is the plan written — no render failure after the plan was paid for."""
+    broken = json.loads(json.dumps(answer))
+    broken["ruler"]["metrics"][1]["name"] = "time to first token TTFT"
+    for concept in broken["concepts"]:
+        concept["technique"] = None
+    fake.replies = [plan_reply(broken), plan_reply(answer)]
+    r = tujie("plan", str(FRONTIER), "--out", str(tmp_path), env=_key(fake))
+    assert r.returncode == 0, r.stderr
+    first, repair = fake.messages()
+    said = json.dumps(repair.body["messages"][2]["content"], ensure_ascii=False)
+    assert "ruler: 0 technique row(s), at least 3 needed" in said
+    assert "ruler.metrics[1].name: does not fit its drawing: ruler (narrow)" in said
+    assert "2 attempt(s)" in r.stdout
+    written = json.loads((tmp_path / NAME / "plan.json").read_text(encoding="utf-8"))
+    assert written["ruler"]["metrics"][1]["name"] == "TTFT"
