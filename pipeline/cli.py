@@ -133,12 +133,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.build.runner import extract_plan_for
     from pipeline.plan.model import dump_plan
 
-    made = extract_plan_for(_prepare(args), refresh=args.refresh)
+    made = extract_plan_for(
+        _prepare(args), refresh=args.refresh, save=args.save, force=args.force
+    )
     console = _console(args.json)
     console.print(
         f"plan: {len(made.plan.concepts)} concepts ({made.how} path"
         f"{', cached' if made.cached else ''}) → {_shown(made.path)}"
     )
+    if made.saved is not None:
+        console.print(
+            f"saved for review → {_shown(made.saved)} (set meta.made_by to \"hand-reviewed\" "
+            "once reviewed; builds use it instead of the LLM)"
+        )
     console.print(_shown(made.usage_line))
     if args.json:
         _print_json(json.loads(dump_plan(made.plan)))

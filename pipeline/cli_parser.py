@@ -101,6 +101,16 @@ def _add_plan_commands(sub: Subparsers) -> None:
         "extract the plan with the LLM into the output's plan.json (needs ANTHROPIC_API_KEY)",
     )
     p.add_argument("--refresh", action="store_true", help="ignore the cached LLM response")
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help="also copy the plan to SRC/plan.json for review (builds then use it, no LLM)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="with --save, overwrite a plan.json already in SRC (e.g. a hand-reviewed one)",
+    )
     p = _command(
         sub,
         "validate",

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from pipeline.errors import ConfigError
 
+MAX_TITLE = 40  # = Plan.title's max_length
+
 CONFIG_FILE = "page.toml"
 # A page name is a folder under output/ and under the site: a plain slug, and never a name the
 # site itself uses (`site` is the site folder inside output/, `index.html` the site's index).
@@ -64,7 +66,8 @@ class PageConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = None
+    # The page title replaces the plan's, so it keeps the plan's limit (pipeline.plan.model).
+    title: str | None = Field(default=None, min_length=1, max_length=MAX_TITLE)
     lang: Literal["zh", "en"] = "zh"
     stuck: list[str] = Field(default_factory=list)
     progress: dict[str, Literal["learned", "review", "next"]] = Field(default_factory=dict)

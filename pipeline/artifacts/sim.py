@@ -1,4 +1,5 @@
-"""The sim stage's artifact (`sim/*.json`): one trace per `scenario/variant` and the ruler's sweep,
+"""The sim stage's artifact (`sim/*.json`): one trace per `scenario/variant` (and per set of knobs a
+panel gives, `scenario/variant+knob=value`) and the ruler's sweep,
 with their typed views (`pipeline.artifacts.trace.TraceView`, `SweepView`) and the placeholder
 values captions are filled from (`{D.ttft}` → `trace_values`).
 
@@ -81,6 +82,19 @@ def format_number(value: float | None) -> str:
     return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"
 
 
+def trace_key(scenario: str, variant: str, knobs: Mapping[str, float] | None = None) -> str:
+    """The name a trace is stored under: `scenario/variant`, plus `+knob=value,...` (sorted)
+    when the panel sets knobs, so each knobbed run is its own file."""
+    base = f"{scenario}/{variant}"
+    if not knobs:
+        return base
+    return base + "+" + ",".join(f"{k}={format_knob(v)}" for k, v in sorted(knobs.items()))
+
+
+def format_knob(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(float(value))
+
+
 def trace_values(trace: TraceView) -> dict[str, str]:
     """The placeholder values a trace offers: `X.field` per request, plus page-wide figures."""
     values: dict[str, str] = {}
@@ -92,7 +106,11 @@ def trace_values(trace: TraceView) -> dict[str, str]:
         first_sched = next((s.index for s in trace.steps if rid in s.scheduled), None)
         if first_sched is not None:
             values[f"{rid}.first_step"] = str(first_sched)
-            values[f"{rid}.wait"] = format_number(first_sched - 1 - req.arrival)
+            # steps that ran after it arrived, before its first (any clock: steps or ms)
+            waited = sum(
+                1 for s in trace.steps if s.index < first_sched and s.start >= req.arrival - 1e-9
+            )
+            values[f"{rid}.wait"] = str(waited)
     steps = trace.steps
     values["steps"] = str(len(steps))
     values["tokens"] = str(sum(s.total_tokens for s in steps))
@@ -124,13 +142,15 @@ class SimResults:
         sweep = SweepView.from_json(self.sweep_json) if self.sweep_json is not None else None
         object.__setattr__(self, "sweep", sweep)
 
-    def trace(self, scenario: str, variant: str) -> TraceView | None:
-        return self.traces.get(f"{scenario}/{variant}")
+    def trace(
+        self, scenario: str, variant: str, knobs: Mapping[str, float] | None = None
+    ) -> TraceView | None:
+        return self.traces.get(trace_key(scenario, variant, knobs))
 
     def panel_trace(self, panel: Panel) -> TraceView | None:
         if panel.scenario is None or panel.variant is None:
             return None
-        return self.trace(panel.scenario, panel.variant)
+        return self.trace(panel.scenario, panel.variant, panel.knob_values())
 
     def values(self, panel: Panel) -> Mapping[str, str]:
         trace = self.panel_trace(panel)

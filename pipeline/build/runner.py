@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts.links import LinkReport
-from pipeline.artifacts.sim import SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build import STAGES
 from pipeline.build.stages import (
     apply_config,
     extract_with_llm,
+    shipped_plan_path,
     stage_check,
     stage_ingest,
     stage_links,
@@ -24,12 +24,10 @@ from pipeline.build.stages import (
     stage_render,
     stage_review,
     stage_sim,
-    technique_violations,
 )
 from pipeline.build.state import Build, build_lock, inputs_hash
-from pipeline.errors import PlanError
+from pipeline.errors import PlanError, UsageError
 from pipeline.plan.model import Plan, dump_plan, load_plan
-from pipeline.plan.rules import check_plan
 
 if TYPE_CHECKING:
     from pipeline.publish.local import PublishResult
@@ -79,28 +77,54 @@ def run_ingest(build: Build) -> Corpus:
 @dataclass(frozen=True)
 class PlanExtraction:
     """What `tujie plan` made: the plan (page.toml applied), where it was written, how the model
-    was asked (`how`: the extraction path), whether the response came from the cache, and the
-    spend line."""
+    was asked (`how`: the extraction path), whether the response came from the cache, the
+    spend line, and where `--save` copied it (None without `--save`)."""
 
     plan: Plan
     path: Path
     how: str
     cached: bool
     usage_line: str
+    saved: Path | None = None
 
 
-def extract_plan_for(build: Build, *, refresh: bool = False) -> PlanExtraction:
+def extract_plan_for(
+    build: Build, *, refresh: bool = False, save: bool = False, force: bool = False
+) -> PlanExtraction:
     """`tujie plan`: ask the LLM for the folder's plan and write it to the output's plan.json
-    (whatever the folder ships: this is how a shipped plan is regenerated)."""
+    (whatever the folder ships: this is how a shipped plan is regenerated). With `save`, also
+    copy it to the folder's plan.json for review; a plan.json already there (a hand-reviewed
+    one) is overwritten only with `force`, and refused before anything is paid."""
     from pipeline.plan.extract import format_usage
 
     with build_lock(build):
         corpus = stage_ingest(build)
+        target = shipped_plan_path(build)
+        if save and not force and target.exists():
+            _refuse_overwrite(target)  # before paying for an extraction it could not save
         result = extract_with_llm(build, corpus, refresh=refresh)
         path = build.dir / "plan.json"
         plan = apply_config(result.plan, build.config, path)
-        write_atomic(path, dump_plan(plan))
-    return PlanExtraction(plan, path, result.path, result.cached, format_usage(result))
+        text = dump_plan(plan)
+        write_atomic(path, text)
+        saved = None
+        if save:
+            write_atomic(target, text)
+            saved = target
+    return PlanExtraction(
+        plan, path, result.path, result.cached, format_usage(result), saved
+    )
+
+
+def _refuse_overwrite(target: Path) -> None:
+    try:
+        made_by: str = load_plan(target).meta.made_by
+    except PlanError:
+        made_by = "unreadable"
+    raise UsageError(
+        f"{target}: a plan.json ({made_by}) is already there; `tujie plan --save` overwrites it "
+        "only with --force (the extraction stays in the output folder)"
+    )
 
 
 @dataclass(frozen=True)
@@ -114,21 +138,19 @@ class ValidationSummary:
 
 def validate_plan(build: Build, plan_path: Path | None = None) -> ValidationSummary:
     """`tujie validate`: check a plan file (default: the folder's plan.json) against every page
-    rule, with page.toml applied: first as written, then with the simulator's numbers filled in
-    (captions are measured with them) and its techniques known. Raises PlanError naming the file."""
-    from pipeline.simulate.results import run_sim, scenario_catalogue
+    rule, with page.toml applied — the registry's (scenes, placeholders, knobs, generic panels,
+    ruler rows), the simulated ones (captions measured with the numbers filled in, knobbed
+    runs) and every text fitted at both widths: what the build and the repair loop check.
+    Raises PlanError naming the file and each JSON path."""
+    from pipeline.simulate.checks import page_violations
 
     with build_lock(build):
         corpus = stage_ingest(build)
     path = plan_path if plan_path is not None else build.src / "plan.json"
     plan = apply_config(load_plan(path), build.config, path)
-    scenario_ids = set(scenario_catalogue())
-    check_plan(plan, corpus, file=path, scenario_ids=scenario_ids)
-    sim = run_sim(plan)
-    check_plan(plan, corpus, file=path, values_for=sim.values, scenario_ids=scenario_ids)
-    unknown = technique_violations(plan, sim.sweep or SweepView())
-    if unknown:
-        raise PlanError(path, unknown)
+    found, _results = page_violations(plan, corpus)
+    if found:
+        raise PlanError(path, found)
     return ValidationSummary(path, len(plan.concepts), len(plan.route))
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pipeline.artifacts.check import CheckReport, load_check_report
 from pipeline.artifacts.links import LinkReport
-from pipeline.artifacts.sim import SimResults, SweepView
+from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build.state import (
@@ -28,6 +29,7 @@ from pipeline.build.state import (
 )
 from pipeline.config import PageConfig
 from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
 from pipeline.plan.rules import check_plan
 
@@ -56,16 +58,20 @@ def shipped_plan_path(build: Build) -> Path:
 
 
 def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> Plan:
-    """The folder's reviewed plan.json when it exists (and no LLM is asked for), else the LLM."""
+    """The folder's reviewed plan.json when it exists (and no LLM is asked for); else the plan
+    extracted before into the output folder, while the sources and the prompt are unchanged (key
+    or no key: nothing is paid twice); else the LLM."""
     path = build.dir / "plan.json"
     shipped = shipped_plan_path(build)
     corpus_key = sha256_bytes(corpus.model_dump_json().encode())
     has_key = bool(os.environ.get("ANTHROPIC_API_KEY"))
-    llm = use_llm if use_llm is not None else (not shipped.exists() and has_key)
+    reused = None if shipped.exists() or use_llm else reusable_extraction(build, corpus)
+    llm = use_llm if use_llm is not None else (not shipped.exists() and reused is None and has_key)
+    origin = "llm" if llm else "shipped" if shipped.exists() else "extracted" if reused else "none"
     key = [
         corpus_key,
         sha256_file(shipped) if shipped.exists() else "-",
-        str(llm),
+        origin,
         build.config.model_dump_json(),
     ]
 
@@ -73,14 +79,20 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
         if llm:
             plan = extract_with_llm(build, corpus).plan
             note = f"extracted by {plan.meta.model}"
-        else:
-            if not shipped.exists():
-                raise _no_plan_error(shipped, has_key)
+        elif shipped.exists():
             plan = load_plan(shipped)
             note = f"{shipped} ({plan.meta.made_by})"
-        origin = path if llm else shipped
-        plan = apply_config(plan, build.config, origin)
-        check_plan(plan, corpus, file=origin, scenario_ids=_scenario_ids())
+        elif reused is not None:
+            plan = reused
+            note = (
+                f"reused {path} (extracted by {plan.meta.model} on {plan.meta.date}; sources "
+                "and prompt unchanged, no LLM call)"
+            )
+        else:
+            raise _no_plan_error(shipped, has_key, stale=path.exists())
+        origin_file = shipped if origin == "shipped" else path
+        plan = apply_config(plan, build.config, origin_file)
+        check_plan(plan, corpus, file=origin_file, catalogue=plan_catalogue())
         write_atomic(path, dump_plan(plan))
         return note
 
@@ -88,14 +100,40 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     return load_plan(path)
 
 
-def _no_plan_error(shipped: Path, has_key: bool) -> TujieError:
+def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
+    """The plan an earlier `tujie plan`/`build` extracted into the output folder, if it was made
+    from these sources with this prompt (its `meta.source_hash` and `meta.prompt_hash`)."""
+    from pipeline.plan.job import prompt_hash
+    from pipeline.plan.prompting import corpus_hash
+
+    path = build.dir / "plan.json"
+    if not path.exists():
+        return None
+    try:
+        plan = load_plan(path)
+    except PlanError:
+        return None
+    meta = plan.meta
+    if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
+        return None
+    wanted = prompt_hash(build.config.lang, build.config.stuck, plan_catalogue())
+    return plan if meta.prompt_hash == wanted else None
+
+
+def _no_plan_error(shipped: Path, has_key: bool, *, stale: bool = False) -> TujieError:
     """No reviewed plan and no way to extract one: without a key that is the missing key (exit 3,
     like `tujie plan`); with one, the plan file itself was asked for."""
     fix = "write one by hand (`tujie schema` gives its JSON Schema) or set ANTHROPIC_API_KEY"
     if not has_key:
+        why = (
+            " (the extracted plan in the output folder was made from other sources or another "
+            "prompt; `tujie plan --save` keeps an extraction in the folder for good)"
+            if stale
+            else ""
+        )
         return EnvironmentMissing(
             f"{shipped}: not found and ANTHROPIC_API_KEY is not set: {fix} to extract it with "
-            f"the LLM"
+            f"the LLM{why}"
         )
     return PlanError(shipped, [Violation("(file)", f"not found: {fix}")])
 
@@ -134,23 +172,32 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     return parse_plan(data, "page.toml + plan.json")
 
 
-def _scenario_ids() -> set[str]:
-    from pipeline.simulate.results import scenario_catalogue
+def plan_catalogue() -> Catalogue:
+    """The registry filled by the simulator (`pipeline.simulate.catalogue`)."""
+    from pipeline.simulate.catalogue import catalogue
 
-    return set(scenario_catalogue())
+    return catalogue()
+
+
+def page_rules(corpus: Corpus) -> Callable[[Plan], list[Violation]]:
+    """Every page rule, the simulated ones included (`pipeline.simulate.checks`): what the
+    repair loop, `tujie validate` and the sim stage all check."""
+    from pipeline.simulate.checks import page_violations
+
+    return lambda plan: page_violations(plan, corpus)[0]
 
 
 def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> Any:
     """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost)."""
     from pipeline.plan.extract import extract_plan
-    from pipeline.simulate.results import scenario_catalogue
 
     return extract_plan(
         corpus,
         lang=build.config.lang,
         stuck=build.config.stuck,
         out_dir=build.dir,
-        scenarios=scenario_catalogue(),
+        catalogue=plan_catalogue(),
+        rules=page_rules(corpus),
         refresh=refresh,
     )
 
@@ -205,43 +252,33 @@ def _links_expired(path: Path) -> bool:
 
 
 def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
-    from pipeline.plan.rules import plan_violations
-    from pipeline.simulate.results import needed_presets, run_sim
+    """Every scenario the panels need (with their knobs) and the ruler's sweep, under
+    `sim/`; first every page rule that needs them (`pipeline.simulate.checks`), so a plan that
+    passes renders. The stage key is the content of the workloads, so an unchanged one is not
+    run again."""
+    from pipeline.simulate.checks import page_violations
+    from pipeline.simulate.results import runs_key
 
     sim_dir = build.dir / "sim"
     marker = sim_dir / "sweep.json"
+    key = runs_key(plan)
+    saved = SimResults.load(sim_dir) if build.is_current("sim", key, [marker]) else None
+    # H1 after filling, knobbed runs, every text fitted: checked before anything is drawn.
+    found, checked = page_violations(plan, corpus, sim=saved)
+    if found:
+        raise PlanError(plan_origin(build), found)
 
     def run() -> str:
-        results = run_sim(plan)
         tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
         shutil.rmtree(tmp_dir, ignore_errors=True)
-        results.save(tmp_dir)
+        checked.save(tmp_dir)
         if sim_dir.exists():
             shutil.rmtree(sim_dir)
         tmp_dir.rename(sim_dir)
-        return f"{len(results.traces)} traces + ruler sweep"
+        return f"{len(checked.traces)} traces + ruler sweep"
 
-    build.stage("sim", needed_presets(plan), [marker], run)
-    results = SimResults.load(sim_dir)
-    # H1 after filling: captions are measured with the simulator's numbers in them.
-    found = plan_violations(plan, corpus, values_for=results.values, scenario_ids=_scenario_ids())
-    found += technique_violations(plan, results.sweep or SweepView())
-    if found:
-        raise PlanError(plan_origin(build), found)
-    return results
-
-
-def technique_violations(plan: Plan, sweep: SweepView) -> list[Violation]:
-    """A concept's `technique` must name a technique the ruler's sweep measured."""
-    known = {t.id for t in sweep.techniques}
-    return [
-        Violation(
-            f"concepts[{i}].technique",
-            f"unknown technique '{c.technique}' (known: {', '.join(sorted(known))})",
-        )
-        for i, c in enumerate(plan.concepts)
-        if c.technique and c.technique not in known
-    ]
+    build.stage("sim", key, [marker], run)
+    return SimResults.load(sim_dir)
 
 
 def build_info(build: Build) -> dict[str, str]:

@@ -118,6 +118,15 @@ class Build:
     def save_state(self) -> None:
         self.state.save(self.dir / STATE_FILE)
 
+    def _key(self, key_parts: list[str]) -> str:
+        return sha256_bytes("\n".join([self.code, *key_parts]).encode())
+
+    def is_current(self, name: str, key_parts: list[str], outputs: list[Path]) -> bool:
+        """Whether `stage(name, key_parts, outputs, ...)` would skip its work."""
+        last = self.state.stages.get(name)
+        fresh = last is not None and last.key == self._key(key_parts)
+        return fresh and all(p.exists() for p in outputs) and not self.force
+
     def stage(
         self,
         name: str,
@@ -129,7 +138,7 @@ class Build:
     ) -> bool:
         """Run `run` unless the key of its inputs matches the last run and its outputs exist
         (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
-        key = sha256_bytes("\n".join([self.code, *key_parts]).encode())
+        key = self._key(key_parts)
         last = self.state.stages.get(name)
         start = time.perf_counter()
         unchanged = last is not None and last.key == key and all(p.exists() for p in outputs)

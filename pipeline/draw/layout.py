@@ -36,7 +36,12 @@ NO_LINE_START = set("，。！？、：；）》」』…,.!?:;)%")
 
 
 class FitError(InputError):
-    """A text cannot fit its box even at the floor scale (or has no free place in its drawing)."""
+    """A text cannot fit its box even at the floor scale (or has no free place in its drawing).
+    `text` is the text that did not fit, so a validator can name the plan field it came from."""
+
+    def __init__(self, message: str, text: str = "") -> None:
+        super().__init__(message)
+        self.text = text
 
 
 @dataclass(frozen=True)
@@ -174,7 +179,8 @@ class TextLayout:
         room = max_width * max_lines
         raise FitError(
             f'{self.owner}: {role} "{text}" needs {needs:.0f} px at the {floor:.0%} floor, '
-            f"room is {room:.0f} px"
+            f"room is {room:.0f} px",
+            text,
         )
 
     def place(
@@ -220,7 +226,8 @@ class TextLayout:
             box = text_box(lines, family, size, x, cy, anchor)
             raise FitError(
                 f'{self.owner}: {role} "{text}" has no free place (tried {len(spots)} spot(s), '
-                f"first box {num(box.x0)},{num(box.y0)}-{num(box.x1)},{num(box.y1)})"
+                f"first box {num(box.x0)},{num(box.y0)}-{num(box.x1)},{num(box.y1)})",
+                text,
             )
         sx, sy = free_spots[0]
         box = text_box(lines, family, size, sx, sy, anchor)

@@ -36,6 +36,8 @@ from pipeline.draw.scenes import (
 )
 from pipeline.draw.scenes.common import MIN_TEXT, SceneContext, SceneResult
 from pipeline.draw.scenes.key import draw_tag
+from pipeline.errors import InputError
+from pipeline.plan.catalogue import DRAWN_BY
 from pipeline.plan.model import Concept, Panel
 from pipeline.plan.placeholders import fill_placeholders
 
@@ -118,6 +120,12 @@ def draw_panel(
         limit=CAPTION_LIMIT[lang],
     )
     scene_kind = panel.scene if (trace is not None or panel.scene == "generic") else "generic"
+    drawn_by = DRAWN_BY.get(panel.scenario or "")
+    if scene_kind != "generic" and drawn_by is not None and scene_kind not in drawn_by:
+        raise InputError(
+            f"{owner}: a '{scene_kind}' scene cannot draw scenario '{panel.scenario}' "
+            f"(drawn by: {', '.join(drawn_by)}; pipeline.plan.catalogue.DRAWN_BY)"
+        )
     if scene_kind != "generic":
         draw_tag(cv, lang)  # first, so the scene's own words keep clear of the corner
     ctx = SceneContext(concept, side, panel, trace, lang, list(panel.focus))

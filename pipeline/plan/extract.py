@@ -18,7 +18,8 @@ from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.errors import LLMError, LLMUsage
-from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob
+from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
 from pipeline.plan.model import Meta, Panel, Plan
 from pipeline.plan.notes import NOTES_TOOL, notes_corpus
@@ -51,14 +52,19 @@ def extract_plan(
     lang: str,
     stuck: list[str],
     out_dir: Path,
-    scenarios: Mapping[str, str],
+    scenarios: Mapping[str, str] | None = None,
     values_for: Callable[[Panel], Mapping[str, str]] | None = None,
     refresh: bool = False,
     model: str | None = None,
     max_rounds: int = 3,
+    catalogue: Catalogue | None = None,
+    rules: PlanRules | None = None,
 ) -> ExtractResult:
     """Plan `corpus` with the model from the environment (see `LLMClient.from_env`).
-    `max_rounds` bounds the attempts (first answer + repairs); raises `PlanRepairFailed`."""
+    `max_rounds` bounds the attempts (first answer + repairs); raises `PlanRepairFailed`.
+    `catalogue` is what the prompt offers (scenarios, scenes, placeholders, knobs, techniques)
+    and `rules` every page rule an answer is checked against (default `plan_violations`); a
+    caller without them gives `scenarios` (id → description) and `values_for`."""
     client = LLMClient.from_env(model)
     return run_extraction(
         client,
@@ -70,6 +76,8 @@ def extract_plan(
         values_for=values_for,
         refresh=refresh,
         max_rounds=max_rounds,
+        catalogue=catalogue,
+        rules=rules,
     )
 
 
@@ -80,15 +88,32 @@ def run_extraction(
     lang: str,
     stuck: list[str],
     out_dir: Path,
-    scenarios: Mapping[str, str],
+    scenarios: Mapping[str, str] | None = None,
     values_for: Callable[[Panel], Mapping[str, str]] | None = None,
     refresh: bool = False,
     max_rounds: int = 3,
     token_budget: int = CORPUS_TOKEN_BUDGET,
+    catalogue: Catalogue | None = None,
+    rules: PlanRules | None = None,
 ) -> ExtractResult:
     """`extract_plan` with an explicit client (tests pass one with short timeouts)."""
     session = Session(client, out_dir / CACHE_DIR_NAME, refresh)
-    job = PlanJob(session, corpus, lang, stuck, scenarios, values_for, max(1, max_rounds), out_dir)
+    if scenarios is None:
+        scenarios = (
+            {sid: e.title for sid, e in catalogue.scenarios.items()} if catalogue else {}
+        )
+    job = PlanJob(
+        session,
+        corpus,
+        lang,
+        stuck,
+        scenarios,
+        values_for,
+        max(1, max_rounds),
+        out_dir,
+        catalogue=catalogue,
+        rules=rules,
+    )
     corpus_block = render_prompt(
         "corpus.j2", sources=corpus.sources, reading_list=corpus.reading_list
     )
@@ -111,6 +136,7 @@ def run_extraction(
         model=client.model,
         date=datetime.date.today().isoformat(),
         source_hash=corpus_hash(corpus),
+        prompt_hash=job.prompt_hash(),
         path=path,
         usage=usage_dict(session.usage, cost),
     )

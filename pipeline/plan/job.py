@@ -5,17 +5,30 @@ cannot express the page rules)."""
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import Field
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.errors import PlanError, PlanRepairFailed, Violation
+from pipeline.plan.catalogue import (
+    DRAWN_BY,
+    GENERIC_ONE_IN,
+    SCENE_SHOWS,
+    Catalogue,
+    ScenarioEntry,
+    fmt,
+    grouped_placeholders,
+    max_generic,
+    placeholder_entries,
+    scene_kinds,
+)
 from pipeline.plan.llm import LLMReply, LLMRequest
 from pipeline.plan.model import (
     MAX_BODY_SENTENCES,
@@ -29,7 +42,6 @@ from pipeline.plan.model import (
     Panel,
     Plan,
     RouteStop,
-    SceneKind,
     dump_plan,
     parse_plan,
 )
@@ -55,6 +67,79 @@ class _LenientPlan(Plan):
     route: list[RouteStop] = Field(default_factory=list)
 
 
+def fallback_catalogue(
+    scenarios: Mapping[str, str], values_for: Callable[[Panel], Mapping[str, str]] | None
+) -> Catalogue:
+    """A catalogue from scenario descriptions alone (callers without the simulator's): the
+    registry's scenes, and the placeholders `values_for` fills for each variant."""
+    entries = {}
+    for sid in sorted(scenarios):
+        values: dict[str, Mapping[str, str]] = {}
+        for variant in ("without", "with"):
+            if values_for is not None:
+                probe = Panel(caption="-", scene="timeline", scenario=sid, variant=variant)
+                values[variant] = values_for(probe)
+        order = sorted({n.partition(".")[0] for by in values.values() for n in by if "." in n})
+        entries[sid] = ScenarioEntry(
+            sid,
+            scenarios[sid],
+            "",
+            DRAWN_BY.get(sid, ()),
+            "steps",
+            placeholder_entries(values, order, "steps"),
+        )
+    return Catalogue(entries)
+
+
+def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue: Catalogue) -> str:
+    """The plan's system prompt: every rule the validator checks, the registry's scenarios,
+    scenes, placeholders, knobs and techniques included."""
+    from pipeline.draw.fit import text_budgets
+
+    return render_prompt(
+        "plan_system.j2",
+        tool_name=tool_name,
+        lang=lang,
+        stuck=stuck,
+        min_concepts=MIN_CONCEPTS,
+        max_concepts=MAX_CONCEPTS,
+        caption_limit=MAX_CAPTION.get(lang, MAX_CAPTION["en"]),
+        max_body_sentences=MAX_BODY_SENTENCES,
+        scene_kinds=scene_kinds(),
+        scene_shows=SCENE_SHOWS,
+        scenarios=list(catalogue.scenarios.values()),
+        grouped=grouped_placeholders,
+        fmt=fmt,
+        techniques=catalogue.techniques,
+        ruler_min=catalogue.ruler_minimum(),
+        generic_one_in=GENERIC_ONE_IN,
+        max_generic=max_generic(2 * MIN_CONCEPTS),
+        budgets=text_budgets(lang),
+        min_route=MIN_ROUTE,
+        max_route=MAX_ROUTE,
+    )
+
+
+def render_task(tool_name: str | None, lang: str, stuck: list[str]) -> str:
+    return render_prompt("plan_task.j2", tool_name=tool_name, lang=lang, stuck=stuck, title=None)
+
+
+def prompt_hash(lang: str, stuck: list[str], catalogue: Catalogue) -> str:
+    """What a plan was extracted with, besides the sources: the system prompt and task (as for
+    structured outputs) and the plan's schema. An extracted plan is reused while it is unchanged."""
+    text = "\n".join(
+        [
+            render_system(None, lang, stuck, catalogue),
+            render_task(None, lang, stuck),
+            json.dumps(plan_tool_schema(), sort_keys=True),
+        ]
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+PlanRules = Callable[[Plan], list[Violation]]
+
+
 @dataclass
 class PlanJob:
     session: Session
@@ -65,10 +150,17 @@ class PlanJob:
     values_for: Callable[[Panel], Mapping[str, str]] | None
     max_rounds: int
     out_dir: Path
+    catalogue: Catalogue | None = None
+    rules: PlanRules | None = None  # every page rule (default: plan_violations)
 
     def __post_init__(self) -> None:
         self.answer = plan_answer()
         self._systems: dict[str | None, str] = {}  # by tool name: rendered once each
+        self.prompt_catalogue = (
+            self.catalogue
+            if self.catalogue is not None
+            else fallback_catalogue(self.scenarios, self.values_for)
+        )
 
     def _tool_name(self) -> str | None:
         """The tool the prompts tell the model to call; None when it answers in JSON text."""
@@ -77,51 +169,30 @@ class PlanJob:
     def _system(self) -> str:
         tool_name = self._tool_name()
         if tool_name not in self._systems:
-            self._systems[tool_name] = self._render_system(tool_name)
+            self._systems[tool_name] = render_system(
+                tool_name, self.lang, self.stuck, self.prompt_catalogue
+            )
         return self._systems[tool_name]
 
-    def _render_system(self, tool_name: str | None) -> str:
-        return render_prompt(
-            "plan_system.j2",
-            tool_name=tool_name,
-            lang=self.lang,
-            stuck=self.stuck,
-            min_concepts=MIN_CONCEPTS,
-            max_concepts=MAX_CONCEPTS,
-            caption_limit=self._limit(),
-            max_body_sentences=MAX_BODY_SENTENCES,
-            scene_kinds=list(get_args(SceneKind)),
-            scenarios=dict(self.scenarios),
-            placeholders=self._placeholder_catalogue(),
-            min_route=MIN_ROUTE,
-            max_route=MAX_ROUTE,
-        )
+    def prompt_hash(self) -> str:
+        return prompt_hash(self.lang, self.stuck, self.prompt_catalogue)
 
     def _limit(self) -> int:
         return MAX_CAPTION.get(self.lang, MAX_CAPTION["en"])
 
-    def _placeholder_catalogue(self) -> dict[str, list[str]]:
-        """Ask `values_for` what each scenario can fill, so the model picks real names and can
-        count the filled length against the caption limit."""
-        if self.values_for is None:
-            return {}
-        out: dict[str, list[str]] = {}
-        for sid in sorted(self.scenarios):
-            names: dict[str, str] = {}
-            for variant in ("without", "with"):
-                probe = Panel(caption="-", scene="timeline", scenario=sid, variant=variant)
-                names.update(self.values_for(probe))
-            out[sid] = [f"{{{k}}} = {v}" for k, v in sorted(names.items())]
-        return out
+    def _violations(self, plan: Plan) -> list[Violation]:
+        if self.rules is not None:
+            return self.rules(plan)
+        return plan_violations(
+            plan,
+            self.corpus,
+            values_for=self.values_for,
+            scenario_ids=set(self.scenarios) if self.catalogue is None else None,
+            catalogue=self.catalogue,
+        )
 
     def _first_message(self, corpus_block: str) -> dict[str, Any]:
-        task = render_prompt(
-            "plan_task.j2",
-            tool_name=self._tool_name(),
-            lang=self.lang,
-            stuck=self.stuck,
-            title=None,
-        )
+        task = render_task(self._tool_name(), self.lang, self.stuck)
         # The corpus is one block with a cache marker: repair rounds re-read it from the cache.
         return {
             "role": "user",
@@ -193,10 +264,6 @@ class PlanJob:
                 "path": path,
             },
         }
-        checks: dict[str, Any] = {
-            "values_for": self.values_for,
-            "scenario_ids": set(self.scenarios),
-        }
         try:
             plan = parse_plan(data)
         except PlanError as err:
@@ -205,9 +272,9 @@ class PlanJob:
                 lenient = _LenientPlan.model_validate(data)
             except ValueError:
                 return data, None, found
-            found += [v for v in plan_violations(lenient, self.corpus, **checks) if v not in found]
+            found += [v for v in self._violations(lenient) if v not in found]
             return data, None, found
-        return data, plan, plan_violations(plan, self.corpus, **checks)
+        return data, plan, self._violations(plan)
 
     def _plan_data(self, reply: LLMReply) -> tuple[Any, Violation | None]:
         """The plan object of a reply, or a violation saying why there is none."""

@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
 
+from pipeline.config import MAX_TITLE
 from pipeline.errors import PlanError, Violation
 
 PLAN_FORMAT = 1
@@ -80,8 +81,21 @@ class Citation(_Model):
     quote: str = Field(min_length=4, max_length=400)
 
 
+class Knob(_Model):
+    """One knob of the panel's scenario set to the article's own number (the scenario declares
+    its knobs and their ranges: `sim.presets.knobs`), e.g. D's prompt length."""
+
+    name: str = Field(min_length=1, max_length=40, description="a knob id of the scenario")
+    value: float
+
+    @field_serializer("value")
+    def _whole(self, value: float) -> float | int:
+        return int(value) if value == int(value) else value
+
+
 class Panel(_Model):
-    """One comic panel: a caption and a scene drawn from a simulator scenario."""
+    """One comic panel: a caption and a scene drawn from a simulator scenario (its knobs, if
+    any, set to the article's numbers)."""
 
     caption: str = Field(min_length=1)
     scene: SceneKind
@@ -90,6 +104,12 @@ class Panel(_Model):
     focus: list[str] = Field(default_factory=list, description="cast ids to highlight")
     bubble: str | None = Field(default=None, description="speech bubble (generic scene)")
     labels: list[str] = Field(default_factory=list, max_length=4, description="generic boxes")
+    knobs: list[Knob] = Field(
+        default_factory=list, max_length=4, description="the scenario's knobs set (optional)"
+    )
+
+    def knob_values(self) -> dict[str, float]:
+        return {k.name: k.value for k in self.knobs}
 
 
 class Concept(_Model):
@@ -151,6 +171,7 @@ class Meta(_Model):
     model: str | None = None
     date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}")
     source_hash: str | None = None
+    prompt_hash: str | None = Field(default=None, description="the prompt it was extracted with")
     path: str | None = Field(default=None, description="llm path: 'direct' or 'notes'")
     usage: dict[str, float] | None = None
     note: str = ""
@@ -161,7 +182,7 @@ class Plan(_Model):
 
     format: int = PLAN_FORMAT
     lang: Lang = "zh"
-    title: str = Field(min_length=1, max_length=40)
+    title: str = Field(min_length=1, max_length=MAX_TITLE)
     takeaway: str = Field(min_length=1, description="the one-sentence conclusion (P2)")
     main_thread: MainThread
     cast: list[CastMember] = Field(min_length=1, max_length=6)

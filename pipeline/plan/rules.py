@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus, normalize_text
 from pipeline.errors import PlanError, Violation
+from pipeline.plan.catalogue import GENERIC, GENERIC_ONE_IN, Catalogue, fmt, max_generic
 from pipeline.plan.model import MAX_BODY_SENTENCES, MAX_CAPTION, Panel, Plan
 from pipeline.plan.placeholders import PLACEHOLDER, fill_placeholders, placeholders
 
@@ -52,16 +53,24 @@ def plan_violations(
     *,
     values_for: ValuesFor | None = None,
     scenario_ids: set[str] | None = None,
+    catalogue: Catalogue | None = None,
 ) -> list[Violation]:
     """Every page rule the plan breaks. `corpus` enables the source checks (quotes, URLs,
     numbers); `values_for(panel)` fills caption placeholders so H1 is checked after filling;
-    `scenario_ids` are the simulator scenarios a panel may name."""
+    `scenario_ids` are the simulator scenarios a panel may name (default: the catalogue's);
+    `catalogue` (`pipeline.plan.catalogue`) enables what it knows: which scene draws which
+    scenario, the placeholders and knobs each scenario offers, the generic-panel limit, the
+    sweep's techniques and the ruler's minimum rows."""
+    if scenario_ids is None and catalogue is not None:
+        scenario_ids = set(catalogue.scenarios)
     out: list[Violation] = []
     out += _id_rules(plan)
     out += _chain_rules(plan)
     out += _panel_rules(plan, values_for, scenario_ids)
     out += _prose_rules(plan)
     out += _glossary_rules(plan)
+    if catalogue is not None:
+        out += _catalogue_rules(plan, catalogue)
     if corpus is not None:
         out += _source_rules(plan, corpus)
     return out
@@ -74,9 +83,12 @@ def check_plan(
     file: str | Path | None = None,
     values_for: ValuesFor | None = None,
     scenario_ids: set[str] | None = None,
+    catalogue: Catalogue | None = None,
 ) -> Plan:
     """Raise `PlanError` with every violation, or return the plan unchanged."""
-    found = plan_violations(plan, corpus, values_for=values_for, scenario_ids=scenario_ids)
+    found = plan_violations(
+        plan, corpus, values_for=values_for, scenario_ids=scenario_ids, catalogue=catalogue
+    )
     if found:
         raise PlanError(file, found)
     return plan
@@ -173,6 +185,135 @@ def _panel_rules(
         for who in panel.focus:
             if who not in cast_ids:
                 out.append(Violation(f"{path}.focus", f"'{who}' is not in the cast"))
+    return out
+
+
+def _catalogue_rules(plan: Plan, catalogue: Catalogue) -> list[Violation]:
+    """What the registry says: scene x scenario pairs, offered placeholders and knobs, the
+    generic-panel limit, technique ids and the ruler's rows."""
+    out: list[Violation] = []
+    generic: list[str] = []
+    panels = list(plan.panels())
+    for path, _concept, panel in panels:
+        if panel.scene == GENERIC:
+            generic.append(path)
+        out += _scenario_fit(path, panel, catalogue)
+    allowed = max_generic(len(panels))
+    for path in generic[allowed:]:
+        out.append(
+            Violation(
+                f"{path}.scene",
+                f"{len(generic)} of {len(panels)} panels are generic; at most {allowed} (one "
+                f"in {GENERIC_ONE_IN}) may be: draw this one from a scenario",
+            )
+        )
+    out += _card_knobs(plan, catalogue)
+    known = catalogue.technique_ids()
+    rows = 0
+    for i, c in enumerate(plan.concepts):
+        if c.technique is None:
+            continue
+        if c.technique in known:
+            rows += 1
+        else:
+            out.append(
+                Violation(
+                    f"concepts[{i}].technique",
+                    f"unknown technique '{c.technique}' (known: {', '.join(known)})",
+                )
+            )
+    need = catalogue.ruler_minimum()
+    if rows < need:
+        out.append(
+            Violation(
+                "ruler",
+                f"{rows} technique row(s), at least {need} needed: set `technique` on {need} "
+                f"concepts that stand for a sweep technique ({', '.join(known)})",
+            )
+        )
+    return out
+
+
+def _card_knobs(plan: Plan, catalogue: Catalogue) -> list[Violation]:
+    """The two panels of a card that draw one scenario compare like with like: a knob that
+    changes both variants has the same value on both panels (unset = the preset's)."""
+    out = []
+    for i, c in enumerate(plan.concepts):
+        entry = catalogue.scenario(c.fix.scenario)
+        if entry is None or c.trouble.scenario != c.fix.scenario:
+            continue
+        trouble, fix = c.trouble.knob_values(), c.fix.knob_values()
+        for name in sorted(set(trouble) | set(fix)):
+            knob = entry.knob(name)
+            if knob is None or len(knob.variants) < 2 or trouble.get(name) == fix.get(name):
+                continue
+            out.append(
+                Violation(
+                    f"concepts[{i}].trouble.knobs",
+                    f"the trouble and fix panels draw '{entry.id}' with different '{name}' "
+                    f"({fmt(trouble.get(name))} vs {fmt(fix.get(name))}, - = the preset's): "
+                    "set the same knobs on both",
+                )
+            )
+    return out
+
+
+def _scenario_fit(path: str, panel: Panel, catalogue: Catalogue) -> list[Violation]:
+    """One panel against its scenario's entry: the scene can draw it, its placeholders and its
+    knobs are the scenario's own."""
+    entry = catalogue.scenario(panel.scenario)
+    out: list[Violation] = []
+    if panel.knobs and panel.scenario is None:
+        out.append(Violation(f"{path}.knobs", "knobs need a scenario"))
+    if entry is None:
+        return out
+    if panel.scene != GENERIC and panel.scene not in entry.scenes:
+        can = ", ".join(entry.scenes) or "none yet: use another scenario or a generic panel"
+        out.append(
+            Violation(
+                f"{path}.scene",
+                f"a '{panel.scene}' scene cannot draw scenario '{entry.id}' (drawn by: {can})",
+            )
+        )
+    for field, text in [("caption", panel.caption), ("bubble", panel.bubble or "")]:
+        for name in placeholders(text):
+            if not entry.offers(name):
+                some = ", ".join(f"{{{p.name}}}" for p in entry.placeholders[:6])
+                out.append(
+                    Violation(
+                        f"{path}.{field}",
+                        f"scenario '{entry.id}' offers no placeholder {{{name}}} (it offers "
+                        f"{some}, …)",
+                    )
+                )
+    seen: set[str] = set()
+    for j, setting in enumerate(panel.knobs):
+        knob = entry.knob(setting.name)
+        where = f"{path}.knobs[{j}]"
+        if knob is None:
+            names = ", ".join(k.id for k in entry.knobs) or "none"
+            out.append(
+                Violation(
+                    f"{where}.name",
+                    f"scenario '{entry.id}' has no knob '{setting.name}' (its knobs: {names})",
+                )
+            )
+            continue
+        if setting.name in seen:
+            out.append(Violation(f"{where}.name", f"knob '{setting.name}' is set twice"))
+        seen.add(setting.name)
+        problem = knob.problem(setting.value)
+        if problem is not None:
+            out.append(Violation(f"{where}.value", problem))
+        if panel.variant is not None and panel.variant not in knob.variants:
+            only = " and ".join(f"'{v}'" for v in knob.variants)
+            out.append(
+                Violation(
+                    f"{where}.name",
+                    f"knob '{knob.id}' changes only the {only} variant; this panel draws "
+                    f"'{panel.variant}'",
+                )
+            )
     return out
 
 

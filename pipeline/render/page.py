@@ -25,7 +25,7 @@ from pipeline.artifacts.trace import TraceView
 from pipeline.config import PageConfig
 from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.paths import templates_dir
-from pipeline.plan.model import Concept, Plan
+from pipeline.plan.model import Concept, Panel, Plan
 from pipeline.render import diagrams as page_draw
 from pipeline.render.cards import card_view, stamp_faces
 from pipeline.render.csp import csp_policy, minify_css
@@ -62,16 +62,17 @@ def _walk_concept(plan: Plan, config: PageConfig, sim: SimResults) -> Concept:
     """The stuck concept from page.toml when it is on the page and simulated, else the plan's."""
     for wanted in config.stuck[:1]:
         concept = plan.concept(wanted)
-        if concept is not None and _walk_scenario(concept, sim) is not None:
+        if concept is not None and _walk_panel(concept, sim) is not None:
             return concept
     concept = plan.concept(plan.walkthrough.concept)
     return concept if concept is not None else plan.concepts[-1]
 
 
-def _walk_scenario(concept: Concept, sim: SimResults) -> str | None:
+def _walk_panel(concept: Concept, sim: SimResults) -> Panel | None:
+    """The panel whose scenario (with its knobs) the walkthrough reads: the fix first."""
     for panel in (concept.fix, concept.trouble):
-        if panel.scenario and sim.trace(panel.scenario, "with") is not None:
-            return panel.scenario
+        if panel.scenario and sim.trace(panel.scenario, "with", panel.knob_values()) is not None:
+            return panel
     return None
 
 
@@ -83,16 +84,17 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
     lang = plan.lang
     concept = _walk_concept(plan, config, sim)
     intro = notes.prose(plan.walkthrough.intro)
-    scenario = _walk_scenario(concept, sim)
+    panel = _walk_panel(concept, sim)
     rows: list[tuple[int, str, Markup]] = []
     table: list[CompareRow] = []
-    if scenario is not None:
-        with_trace = sim.trace(scenario, "with") or TraceView()
+    if panel is not None and panel.scenario is not None:
+        scenario, knobs = panel.scenario, panel.knob_values()
+        with_trace = sim.trace(scenario, "with", knobs) or TraceView()
         focus = [_newcomer(plan)]
         for row in step_sentences(with_trace, lang):
             strip = page_draw.step_strip_svg(with_trace, row.index, lang=lang, focus=focus)
             rows.append((row.index, row.sentence, strip))
-        without_trace = sim.trace(scenario, "without")
+        without_trace = sim.trace(scenario, "without", knobs)
         if without_trace is not None:
             table = comparison_rows(without_trace, with_trace, _newcomer(plan), lang)
     return WalkView(concept.id, concept.name, intro, rows, table)

@@ -1,54 +1,126 @@
-"""The sim stage's work: run every simulator scenario the plan's panels name, plus the ruler's sweep.
+"""The sim stage's work: run every simulator scenario the plan's panels name (with the knobs each
+panel sets), plus the ruler's sweep.
 
 Hands back a `SimResults` (`pipeline.artifacts.sim`, which also stores it under
 `output/<name>/sim/`). Captions' placeholders (`{D.ttft}`) are filled from these traces, never typed.
+Runs are cached in the process by their content (preset + knobs), and the sweep once, so the
+validator, the repair loop and the stage can ask for the same runs without paying twice.
 """
 
 from __future__ import annotations
 
+import copy
+import json
+from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
-from pipeline.artifacts.sim import SimResults
+from pipeline.artifacts.sim import SimResults, trace_key
 from pipeline.errors import SimulationFailed
-from pipeline.plan.model import Plan
+from pipeline.plan.model import Panel, Plan
+
+RUN_CACHE_SIZE = 256
 
 
-def scenario_catalogue() -> dict[str, str]:
-    """Scenario id → one-line description, as the simulator defines them."""
-    from sim.presets.scenarios import SCENARIOS
+@dataclass(frozen=True)
+class Run:
+    """One simulator run the page needs: a preset and the knobs set on it."""
 
-    return {sid: f"{s.title}: {s.description}" for sid, s in SCENARIOS.items()}
+    scenario: str
+    variant: str
+    knobs: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def key(self) -> str:
+        return trace_key(self.scenario, self.variant, dict(self.knobs))
+
+    @property
+    def preset(self) -> str:
+        return f"{self.scenario}/{self.variant}"
 
 
-def needed_presets(plan: Plan) -> list[str]:
-    """Every `scenario/variant` the page draws: all panels, and both variants of the
-    walkthrough concept's scenario (its comparison table needs the pair)."""
-    names: set[str] = set()
+def panel_run(panel: Panel, variant: str | None = None) -> Run | None:
+    """The run that draws `panel` (or its scenario's other `variant`, same knobs)."""
+    chosen = variant or panel.variant
+    if panel.scenario is None or chosen is None:
+        return None
+    return Run(panel.scenario, chosen, tuple(sorted(panel.knob_values().items())))
+
+
+def needed_runs(plan: Plan) -> list[Run]:
+    """Every run the page draws: all panels, and both variants of the walkthrough concept's
+    scenario with the knobs of the panel it is read from (its comparison table needs the pair)."""
+    runs: set[Run] = set()
     for _path, _concept, panel in plan.panels():
-        if panel.scenario and panel.variant:
-            names.add(f"{panel.scenario}/{panel.variant}")
+        run = panel_run(panel)
+        if run is not None:
+            runs.add(run)
     stuck = plan.concept(plan.walkthrough.concept)
     if stuck is not None:
         for panel in (stuck.trouble, stuck.fix):
-            if panel.scenario:
-                names.update({f"{panel.scenario}/without", f"{panel.scenario}/with"})
-    return sorted(names)
+            for variant in ("without", "with"):
+                run = panel_run(panel, variant)
+                if run is not None:
+                    runs.add(run)
+    return sorted(runs, key=lambda r: r.key)
+
+
+def runs_key(plan: Plan) -> list[str]:
+    """The content of every workload the page needs (preset + knobs applied), for the stage's
+    cache key: a changed preset or knob re-runs the stage, a renamed concept does not."""
+    from sim.presets.knobs import apply_knobs
+    from sim.presets.scenarios import preset_workload
+
+    out = []
+    for run in needed_runs(plan):
+        try:
+            workload = apply_knobs(
+                run.scenario, run.variant, preset_workload(run.preset), dict(run.knobs)
+            )
+        except Exception as err:  # noqa: BLE001 - a bad run is reported by the stage itself
+            workload = {"error": str(err)}
+        out.append(json.dumps(workload, sort_keys=True))
+    return out
+
+
+@lru_cache(maxsize=RUN_CACHE_SIZE)
+def _cached_run(run: Run) -> str:
+    from sim.presets.scenarios import run_preset
+
+    return json.dumps(run_preset(run.preset, detail=True, knobs=dict(run.knobs)))
+
+
+def run_trace(run: Run) -> dict[str, Any]:
+    """The trace of one run (`SimError` if the simulator refuses it), cached by content."""
+    return dict(json.loads(_cached_run(run)))
+
+
+@cache
+def _cached_sweep() -> str:
+    from sim.presets.sweep import sweep
+
+    return json.dumps(sweep())
+
+
+def sweep_json() -> dict[str, Any]:
+    """The ruler's sweep, run once per process."""
+    return copy.deepcopy(dict(json.loads(_cached_sweep())))
 
 
 def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
     """Run the presets the plan needs and the ruler sweep; save them under `out_dir` if given.
     A simulator error becomes `SimulationFailed` naming what was being run."""
     from sim.errors import SimError
-    from sim.presets.scenarios import run_preset
-    from sim.presets.sweep import sweep
 
     running = "the ruler's sweep"
     try:
         traces = {}
-        for running in needed_presets(plan):
-            traces[running] = run_preset(running, detail=True)
+        for run in needed_runs(plan):
+            running = run.key
+            traces[run.key] = run_trace(run)
         running = "the ruler's sweep"
-        results = SimResults(traces, sweep())
+        results = SimResults(traces, sweep_json())
     except SimError as err:
         raise SimulationFailed(f"the simulator could not run {running}: {err}") from None
     if out_dir is not None:

@@ -7,6 +7,7 @@ Preset names are ``<scenario id>/<variant>`` (variants ``without`` and ``with``)
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
 from sim.presets.field import FIELD_CATALOGUE
 from sim.presets.field_more import FIELD_MORE_CATALOGUE, FIELD_MORE_FIGURES
+from sim.presets.knobs import KNOBS, Knob, apply_knobs
 
 VARIANTS = ("without", "with")
 
@@ -31,6 +33,7 @@ class Scenario:
     title: str
     description: str
     variants: dict[str, dict[str, Any]]
+    knobs: tuple[Knob, ...] = ()  # what a page may set (`sim.presets.knobs.KNOBS`)
 
 
 def _w(
@@ -159,7 +162,7 @@ def _build() -> dict[str, Scenario]:
                 "description": description,
             }
             variants[variant] = workload
-        out[sid] = Scenario(sid, title, description, variants)
+        out[sid] = Scenario(sid, title, description, variants, KNOBS.get(sid, ()))
     return out
 
 
@@ -228,13 +231,19 @@ FIGURES = {
 }
 
 
-def run_preset(name: str, *, detail: bool = True) -> dict[str, Any]:
+def run_preset(
+    name: str, *, detail: bool = True, knobs: Mapping[str, float] | None = None
+) -> dict[str, Any]:
     """Run a preset and return its trace (with `engine`, `scenario` and per-step detail).
 
-    With detail, scenarios listed in `FIGURES` also carry a top-level `figures` dict.
+    With detail, scenarios listed in `FIGURES` also carry a top-level `figures` dict. `knobs`
+    sets the scenario's declared knobs (`sim.presets.knobs`; a bad one is a `KnobError`).
     """
-    trace = run_workload(preset_workload(name), detail=detail)
-    sid = name.partition("/")[0]
+    sid, _, variant = name.partition("/")
+    workload = preset_workload(name)
+    if knobs:
+        workload = apply_knobs(sid, variant, workload, knobs)
+    trace = run_workload(workload, detail=detail)
     if detail and sid in FIGURES:
         trace["figures"] = FIGURES[sid](trace)
     return trace

@@ -4,15 +4,17 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from pipeline.artifacts.sim import SweepView
-from pipeline.build.stages import technique_violations
 from pipeline.cli import COMMANDS, build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
+from pipeline.plan.catalogue import TechniqueEntry
 from pipeline.plan.model import parse_plan
+from pipeline.plan.rules import plan_violations
 from pipeline.readme_cli import END, STALE, START, readme_block, replace_block
 from pipeline.readme_cli import main as readme_main
+from pipeline.simulate.catalogue import catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -90,12 +92,13 @@ def test_unknown_ruler_technique_is_a_plan_error():
     plan = parse_plan(
         __import__("json").loads((REPO / "examples/llm-inference/plan.json").read_text("utf-8"))
     )
-    sweep = {"techniques": [{"id": "continuous_batching"}]}
-    found = [str(v) for v in technique_violations(plan, SweepView.from_json(sweep))]
+    real = catalogue()
+    only = replace(real, techniques=(TechniqueEntry("continuous_batching", "static batching"),))
+    found = [str(v) for v in plan_violations(plan, catalogue=only)]
     assert found and all("unknown technique" in v for v in found)
-    assert any(v.startswith("concepts[") and ".technique" in v for v in found)
-    full = {"techniques": [{"id": c.technique} for c in plan.concepts if c.technique]}
-    assert technique_violations(plan, SweepView.from_json(full)) == []
+    assert all(v.startswith("concepts[") and ".technique" in v for v in found)
+    mine = tuple(TechniqueEntry(c.technique, "-") for c in plan.concepts if c.technique)
+    assert plan_violations(plan, catalogue=replace(real, techniques=mine)) == []
 
 
 def test_atomic_write_leaves_no_temp_and_a_readable_file(tmp_path):

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_build_inputs import EXAMPLE, folder, one_error_line, tujie  # noqa: F401
 
-from pipeline.errors import PlanError
+from pipeline.errors import PlanError, SimulationFailed
 from pipeline.plan.model import control_violations, parse_plan
+from pipeline.simulate.results import run_sim
 
 PLAN = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
 
@@ -95,9 +96,9 @@ def test_late_plan_error_names_the_folders_plan(folder: Path, tmp_path: Path):  
 
 
 def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_path: Path):  # noqa: F811
-    """A `SimError` is mapped into tujie's tree where the pipeline calls the simulator: the plan
-    the sim stage reads (here the output copy, edited by hand after the plan stage) names a
-    scenario the simulator does not know."""
+    """The plan the sim stage reads (here the output copy, edited by hand after the plan stage)
+    names a scenario the simulator does not know: the sim stage's page rules find it, one line
+    with its JSON path, exit 2 (before any run)."""
     out = tmp_path / "out"
     assert tujie("build", str(folder), "--out", str(out), "--until", "plan").returncode == 0
     (copy,) = out.glob("*/plan.json")
@@ -107,8 +108,18 @@ def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_p
     r = tujie("build", str(folder), "--out", str(out), "--until", "sim")
     assert r.returncode == 2, r.stderr
     line = one_error_line(r)
-    assert "simulator could not run no_such_scenario/" in line and "unknown preset" in line
+    assert "concepts[0].fix.scenario: unknown scenario 'no_such_scenario'" in line
     assert "Traceback" not in r.stderr
+
+
+def test_a_run_the_simulator_refuses_is_simulation_failed() -> None:
+    """Where the pipeline runs the simulator outside the page rules (`run_sim`), a `SimError`
+    is mapped into tujie's tree: `SimulationFailed` naming the run and the simulator's reason."""
+    plan = parse_plan(json.loads(json.dumps(PLAN)))
+    plan.concepts[0].fix.scenario = "no_such_scenario"
+    with pytest.raises(SimulationFailed) as err:
+        run_sim(plan)
+    assert "could not run no_such_scenario/" in str(err.value) and "unknown preset" in str(err.value)
 
 
 def test_validate_says_valid_with_the_plans_size(folder: Path, tmp_path: Path):  # noqa: F811
@@ -130,3 +141,47 @@ def test_validate_knows_the_rulers_techniques(folder: Path, tmp_path: Path):  # 
     assert r.returncode == 2, r.stderr
     line = one_error_line(r)
     assert "concepts[3].technique" in line and "warp_drive" in line and "plan.json" in line
+
+
+def test_a_metric_name_the_phone_ruler_cannot_fit_is_refused_with_its_path(
+    folder: Path, tmp_path: Path  # noqa: F811
+):
+    """Issue 13: a 16-character metric name passes the schema (24) but not the phone ruler's
+    column: `tujie validate` names the file and `ruler.metrics[1].name` (and so would the repair
+    loop, which runs the same checks), instead of render failing after the plan was paid for."""
+    data = json.loads(json.dumps(PLAN))
+    data["ruler"]["metrics"][1]["name"] = "首 token 延迟（TTFT）"
+    _write(folder, data)
+    r = tujie("validate", str(folder), "--out", str(tmp_path / "out"))
+    assert r.returncode == 2, r.stderr
+    line = one_error_line(r)
+    assert str(folder / "plan.json") in line
+    assert "ruler.metrics[1].name: does not fit its drawing: ruler (narrow)" in line
+    assert "首 token 延迟（TTFT）" in line and "room is" in line
+
+
+def test_a_knob_changes_the_number_a_caption_shows(folder: Path, tmp_path: Path):  # noqa: F811
+    """End to end: the chunked-prefill card sets D's prompt length to the article's 30 tokens;
+    the sim stage runs the knobbed workload (its own trace file) and the page's caption carries
+    the knobbed run's number."""
+    from pipeline.simulate.results import Run, run_trace
+
+    data = json.loads(json.dumps(PLAN))
+    card = data["concepts"][8]
+    assert card["fix"]["scenario"] == card["trouble"]["scenario"] == "chunked_prefill"
+    card["fix"]["caption"] = "D 首字 {D.ttft} 毫秒"
+    for side in ("trouble", "fix"):
+        card[side]["knobs"] = [{"name": "d_prompt", "value": 30}]
+    _write(folder, data)
+    out = tmp_path / "out"
+    r = tujie("build", str(folder), "--out", str(out), "--until", "render")
+    assert r.returncode == 0, r.stderr
+    (build,) = out.glob("*/index.html")
+    saved = build.parent / "sim" / "chunked_prefill--with+d_prompt=30.json"
+    trace = json.loads(saved.read_text(encoding="utf-8"))
+    assert trace["scenario"]["knobs"] == {"d_prompt": 30}
+    knobbed = trace["requests"]["D"]["ttft"]
+    preset = run_trace(Run("chunked_prefill", "with"))["requests"]["D"]["ttft"]
+    assert round(knobbed, 1) != round(preset, 1)
+    page = build.read_text(encoding="utf-8")
+    assert f"D 首字 {knobbed:.1f} 毫秒" in page and f"D 首字 {preset:.1f} 毫秒" not in page

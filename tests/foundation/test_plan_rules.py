@@ -122,3 +122,43 @@ def test_every_violation_is_listed_at_once(plan_data, corpus):
     data["route"][0]["url"] = "https://nowhere.example.org/"
     found = violations(data, corpus)
     assert len(found) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 13.5: what the registry knows (`pipeline.plan.catalogue`), each with its JSON path
+
+
+def registry_violations(data: dict, corpus) -> list[str]:
+    from pipeline.simulate.catalogue import catalogue
+
+    return [str(v) for v in plan_violations(parse_plan(data), corpus, catalogue=catalogue())]
+
+
+def test_example_plan_keeps_the_registrys_rules(plan_data, corpus):
+    assert registry_violations(plan_data, corpus) == []
+
+
+def test_a_ruler_without_rows_is_rejected_with_its_path(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    for c in data["concepts"]:
+        c["technique"] = None
+    found = registry_violations(data, corpus)
+    assert len(found) == 1 and found[0].startswith(
+        "ruler: 0 technique row(s), at least 3 needed: set `technique` on 3 concepts"
+    )
+    assert "continuous_batching" in found[0] and "spec_decode" in found[0]
+    for i in (4, 6):  # two rows are still too few
+        data["concepts"][i]["technique"] = plan_data["concepts"][i]["technique"]
+    assert registry_violations(data, corpus)[0].startswith("ruler: 2 technique row(s)")
+
+
+def test_too_many_generic_panels_are_rejected_with_their_paths(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    generic = {"scene": "generic", "scenario": None, "variant": None, "knobs": []}
+    for c in data["concepts"]:
+        c["trouble"].update(generic)  # 12 of 24 panels: at most 8 may be generic
+    found = registry_violations(data, corpus)
+    assert [v.split(":")[0] for v in found] == [
+        f"concepts[{i}].trouble.scene" for i in range(8, 12)
+    ]
+    assert all("12 of 24 panels are generic; at most 8 (one in 3)" in v for v in found)

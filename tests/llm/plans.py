@@ -133,3 +133,93 @@ def invalid_plan_input() -> dict[str, Any]:
 def values_for(panel: Any) -> dict[str, str]:
     """Stands in for the simulator: the placeholders every scenario can fill."""
     return {"D.ttft": "3", "D.wait": "2"}
+
+
+# ---------------------------------------------------------------------------------------------
+# examples/serving-frontier: a plan that passes every page rule (the registry's included),
+# built from the ingested folder so its quotes and URLs are the folder's own.
+
+FRONTIER_CARDS = [
+    # id, name, source (quoted), scene, scenario, technique, trouble caption, fix caption
+    ("streaming", "Streaming", "streaming-ttft-vs-e2el", "clock", "streaming", None,
+     "D sees nothing until the end", "first words after {D.ttft} steps"),
+    ("ttft", "Time to first token", "streaming-ttft-vs-e2el", "clock", "metrics", None,
+     "D waits {D.ttft} ms for a word", "D's first word after {D.ttft} ms"),
+    ("kv_cache", "A smaller KV cache", "kv-cache-capacity-fp8", "kv_blocks", "fp8_kv", "fp8_kv",
+     "wide values: the blocks run out", "half-size values: twice the blocks"),
+    ("speculative_decoding", "Speculative decoding", "speculative-decoding-explained",
+     "timeline", "spec_decode", "spec_decode", "one token per step: {steps} steps",
+     "drafts accepted: {steps} steps"),
+    ("tensor_parallelism", "Tensor parallelism", "tensor-parallelism", "bars", "tensor_parallel",
+     "tensor_parallel", "two GPUs, a slow step", "four GPUs share each step"),
+    ("disaggregation", "Disaggregation", "prefill-and-decode-on-separate-gpus", "clock",
+     "disaggregation", "disaggregation", "a prompt stalls B's tokens", "decodes keep an even pace"),
+    ("goodput", "Goodput", "goodput-and-slos", "clock", "batching", "continuous_batching",
+     "D waits {D.wait} steps in line", "D joins at once"),
+    ("load_testing", "Load testing", "finding-the-knee-load-testing-an-llm-server", "budget",
+     "chunked_prefill", "chunked_prefill", "one long prompt fills a step", "prompts cut into chunks"),
+]
+
+
+def frontier_plan_input(corpus: Any) -> dict[str, Any]:
+    """An English plan for examples/serving-frontier, as a model would send it: every quote a
+    passage of the named source, route URLs from the reading list, knobs on the spec-decode card."""
+    concepts = []
+    for i, (cid, name, source, scene, scenario, technique, trouble, fix) in enumerate(
+        FRONTIER_CARDS
+    ):
+        paragraph = next(p.text for p in corpus.source(source).paragraphs if len(p.text) > 60)
+        panel = {"scene": scene, "scenario": scenario, "focus": ["D"]}
+        concepts.append(
+            {
+                "id": cid,
+                "name": name,
+                "name_en": name,
+                "solves_problem_of": None if i == 0 else FRONTIER_CARDS[i - 1][0],
+                "problem_left": "a new problem shows up",
+                "body": f"{name} fixes what the previous card left. It has a price.",
+                "trouble": {**panel, "caption": trouble, "variant": "without"},
+                "fix": {**panel, "caption": fix, "variant": "with"},
+                "solves": "less waiting",
+                "costs": "more moving parts",
+                "terms": ["goodput"] if cid == "goodput" else [],
+                "citations": [{"source": source, "quote": paragraph[:120]}],
+                "technique": technique,
+            }
+        )
+    accept = {"name": "acceptance", "value": 0.5}
+    concepts[3]["trouble"]["knobs"] = [accept]
+    concepts[3]["fix"]["knobs"] = [accept, {"name": "draft_k", "value": 4}]
+    urls = [e.url for e in corpus.reading_list if e.matched_source][:3]
+    return {
+        "lang": "en",
+        "title": "Serving LLMs at the frontier",
+        "takeaway": "Each technique trades one serving metric against another.",
+        "main_thread": {
+            "sentence": "Every step the scheduler picks requests, runs them and streams tokens.",
+            "kind": "loop",
+            "stages": [{"label": "queue"}, {"label": "pick"}, {"label": "GPU step"},
+                       {"label": "stream"}],
+        },
+        "cast": [{"id": "A", "role": "an old request"}, {"id": "B", "role": "an old request"},
+                 {"id": "C", "role": "an old request"},
+                 {"id": "D", "role": "a new request", "state": "new"}],
+        "glossary": [{"term": "goodput",
+                      "definition": "Requests per second that met every latency target."}],
+        "concepts": concepts,
+        "ruler": {
+            "sentence": "What each technique does to throughput and latency.",
+            "metrics": [
+                {"id": "throughput", "name": "throughput", "better": "higher",
+                 "definition": "output tokens per second"},
+                {"id": "ttft", "name": "TTFT", "better": "lower",
+                 "definition": "time to the first token"},
+                {"id": "itl", "name": "ITL", "better": "lower",
+                 "definition": "time between two tokens"},
+            ],
+        },
+        "walkthrough": {"concept": "speculative_decoding",
+                        "intro": "Step by step: drafts proposed, checked and accepted."},
+        "route": [{"title": f"Stop {k}", "url": u, "why": "the next thing to read"}
+                  for k, u in enumerate(urls, 1)],
+    }

@@ -19,8 +19,8 @@ from tests.render.conftest import fixture_corpus, load_fixture_plan
 
 # scenario -> the scene its panels use (part A's scenarios on an existing scene)
 FIELD = {
-    "spec_decode": "timeline", "fp8_kv": "kv_blocks", "tensor_parallel": "budget",
-    "disaggregation": "timeline", "goodput": "slo", "streaming": "streaming",
+    "spec_decode": "timeline", "fp8_kv": "kv_blocks", "tensor_parallel": "tp_shards",
+    "disaggregation": "disagg", "goodput": "slo", "streaming": "streaming",
     "parallel_sampling": "sampling", "load_curve": "load_curve",
 }
 NUMBER = re.compile(r"^\d+(?:\.\d+)?$")

@@ -1,0 +1,126 @@
+"""All the page rules a plan must keep, the ones that need the simulator included: the one
+function `tujie validate`, the sim stage and the LLM repair loop share, so a plan that passes it
+renders.
+
+`page_violations` checks the plan against the registry (`pipeline.plan.catalogue` filled by
+`pipeline.simulate.catalogue`: scene x scenario, placeholders, knobs, generic panels, techniques
+and the ruler's rows) and the sources, runs every scenario the panels need with their knobs
+(a run the simulator refuses, or in which a request that finishes in the preset never does, is
+a violation at the panel's knobs), measures captions with the simulator's numbers filled in
+(H1), and fits every text the drawings place at both widths (`pipeline.draw.fit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pipeline.artifacts.sim import SimResults
+from pipeline.artifacts.sources import Corpus
+from pipeline.artifacts.trace import Json, TraceView
+from pipeline.draw.fit import layout_violations
+from pipeline.errors import Violation
+from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.model import Panel, Plan
+from pipeline.plan.rules import plan_violations
+from pipeline.simulate.catalogue import catalogue as sim_catalogue
+from pipeline.simulate.results import Run, needed_runs, panel_run, run_trace, sweep_json
+
+
+def page_violations(
+    plan: Plan,
+    corpus: Corpus | None = None,
+    *,
+    catalogue: Catalogue | None = None,
+    sim: SimResults | None = None,
+) -> tuple[list[Violation], SimResults]:
+    """Every rule `plan` breaks, each with its JSON path, and the simulator results it was
+    checked with (the runs that could be made, and the sweep). Runs already in `sim` (the sim
+    stage's saved results) are read from it instead of run again."""
+    cat = catalogue if catalogue is not None else sim_catalogue()
+    static = plan_violations(plan, None, catalogue=cat)  # which panels are broken already
+    broken = {_panel_path(v.path) for v in static} - {None}
+    traces, run_problems = _runs(plan, broken, sim)
+    sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json()
+    results = SimResults(traces, sweep)
+    broken |= {_panel_path(v.path) for v in run_problems} - {None}
+
+    def values_for(panel: Panel) -> Mapping[str, str]:
+        if results.panel_trace(panel) is not None:
+            return results.values(panel)
+        # A panel that could not run: its preset's values, so H1 is still measured.
+        entry = cat.scenario(panel.scenario)
+        if entry is None:
+            return {}
+        column = "without" if panel.variant == "without" else "with_"
+        return {p.name: v for p in entry.placeholders if (v := getattr(p, column)) is not None}
+
+    found = plan_violations(plan, corpus, catalogue=cat, values_for=values_for)
+    found += [v for v in run_problems if v not in found]
+    broken |= {_panel_path(v.path) for v in found} - {None}
+    found += layout_violations(
+        plan,
+        traces_for=results.panel_trace,
+        values_for=values_for,
+        sweep=results.sweep,
+        skip={p for p in broken if p is not None},
+    )
+    return found, results
+
+
+def _panel_path(path: str) -> str | None:
+    """`concepts[3].fix` for any path inside that panel, else None."""
+    for side in (".trouble", ".fix"):
+        head, found, _rest = path.partition(side)
+        if found and head.startswith("concepts["):
+            return head + side
+    return None
+
+
+def _runs(
+    plan: Plan, broken: set[str | None], sim: SimResults | None
+) -> tuple[dict[str, Json], list[Violation]]:
+    """Run what the page needs, skipping panels already broken; a refused run, or one in which
+    a request that finishes in the preset never finishes, is a violation at the panel."""
+    from sim.errors import SimError
+
+    users: dict[Run, list[str]] = {}
+    stuck = plan.concept(plan.walkthrough.concept)
+    for path, concept, panel in plan.panels():
+        # the walkthrough reads both variants of its concept's panels: each is that panel's
+        for variant in ("without", "with") if concept is stuck else (panel.variant,):
+            run = panel_run(panel, variant)
+            if run is not None:
+                users.setdefault(run, []).append(path)
+    traces: dict[str, Json] = {}
+    problems: list[Violation] = []
+    for run in needed_runs(plan):
+        paths = users.get(run, [])
+        if any(p in broken for p in paths):
+            continue
+        where = [f"{p}.knobs" if run.knobs else f"{p}.scenario" for p in paths]
+        try:
+            saved = sim.trace_json.get(run.key) if sim is not None else None
+            trace = dict(saved) if saved is not None else run_trace(run)
+        except SimError as err:
+            problems += [Violation(w, f"the simulator cannot run {run.key}: {err}") for w in where]
+            continue
+        unfinished = _never_finish(trace, run) if run.knobs else []
+        if unfinished:
+            problems += [
+                Violation(
+                    w,
+                    f"with these knobs {', '.join(unfinished)} never finish(es) in {run.key} (it "
+                    "does without them): choose values the scenario can complete",
+                )
+                for w in where
+            ]
+            continue
+        traces[run.key] = trace
+    return traces, problems
+
+
+def _never_finish(trace: Json, run: Run) -> list[str]:
+    view = TraceView.from_json(trace)
+    preset = TraceView.from_json(run_trace(Run(run.scenario, run.variant)))
+    done = {rid for rid, r in preset.requests.items() if r.finish is not None}
+    return sorted(rid for rid, r in view.requests.items() if rid in done and r.finish is None)
