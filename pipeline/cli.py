@@ -197,8 +197,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
         _prepare(args), allow_unverified=args.allow_unverified, to=args.to, push=args.push
     )
     if args.json:
-        _print_json({"address": result.address, "bullets": result.bullets})
+        _print_json({"address": result.address, "bullets": result.bullets, "review": result.review})
         return 0
+    print(f"Reviewed: {terminal_safe(result.review)}")
     print(f"Published: {terminal_safe(result.address)}")
     print("The page, top to bottom:")
     for b in result.bullets:

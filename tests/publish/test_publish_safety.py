@@ -19,6 +19,7 @@ from pipeline.config import page_name_from_folder, page_name_problem
 from pipeline.errors import EXIT_INPUT, EXIT_OK, EXIT_PROBLEMS, PublishRefused
 from pipeline.publish.local import publish
 from pipeline.publish.site import version_order
+from pipeline.review.page import write_review
 from pipeline.terminal import json_for_terminal, terminal_safe
 from tests.publish.conftest import make_build
 
@@ -58,6 +59,7 @@ def test_publish_refuses_without_a_readable_link_report(
         links.unlink()
     else:
         links.write_text("{not json" if damage == "garbage" else '{"results": 3}', encoding="utf-8")
+    write_review(out / "page", out / "site" / "page")  # the review of the build as it is now
     assert main(["publish", str(src), "--out", str(out)]) == EXIT_PROBLEMS
     line = one_error_line(capsys)
     assert str(links) in line and "unverified" in line and "--allow-unverified" in line
