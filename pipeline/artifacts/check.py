@@ -53,6 +53,7 @@ class CheckReport:
     rounds: int = 1
     plan_messages: list[str] = field(default_factory=list)
     texts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    renderer: str = ""  # the browser's version and the platform fonts it used ("" unknown)
 
     @property
     def ok(self) -> bool:
@@ -70,6 +71,7 @@ class CheckReport:
             "cards": self.cards,
             "sections": self.sections,
             "shots": self.shots,
+            "renderer": self.renderer,
         }
 
     @classmethod
@@ -83,6 +85,7 @@ class CheckReport:
             overrides=data.get("overrides", {}),
             rounds=int(data.get("rounds", 1)),
             plan_messages=data.get("plan_messages", []),
+            renderer=str(data.get("renderer", "")),
         )
 
     def summary(self) -> str:

@@ -240,7 +240,9 @@ class Chrome:
             await self._start()
         page = await self._browser.newPage()
         try:
-            return await _measure_page(page, html, theme, width, shot, probe, axe)
+            result = await _measure_page(page, html, theme, width, shot, probe, axe)
+            result.renderer = str(await self._browser.version())
+            return result
         finally:
             await page.close()
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image
+from PIL import Image, ImageFile
 
 from pipeline.artifacts.review import BlockStatus, ShotChange
 from pipeline.review.blocks import Band
@@ -35,6 +35,7 @@ from pipeline.review.blocks import Band
 # shifts behind it), so there only a difference beyond that noise counts. Strongest channel, 0-255.
 STILL_DELTA = 16
 MOVED_DELTA = 64
+NEIGHBOUR_SLACK = 16  # a moved pixel within its neighbours' range, give or take this much
 # Fractional tops round either way: a moved block is also tried one row up and down, and band
 # heights may differ by this much without counting as a change.
 SLACK_ROWS = 1
@@ -52,6 +53,7 @@ OVERLAY_RING = (230, 0, 40, 190)
 PAD_VALUE = 255  # outside the screenshot (a crop reaching past its end)
 PALETTE_COLOURS = 256
 MAX_WORKERS = 4
+EMPTY = np.zeros((0, 0, 4), np.uint8)  # a screenshot no block needed
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class ShotJob:
     new_bands: Sequence[Band]
     out_dir: Path  # crops are written here ...
     root: Path  # ... and named relative to this folder (the build folder)
+    # Blocks rendered from the same markup on the same page (pipeline.review.markup): settled by
+    # their place, without their pixels.
+    same_markup: frozenset[str] = frozenset()
     max_cropped: int = MAX_CROPPED_BLOCKS
 
 
@@ -120,20 +125,39 @@ def _identical(job: ShotJob) -> dict[str, ShotChange]:
     return out
 
 
-def pixels(path: Path) -> np.ndarray:
-    """The screenshot as an (height, width, 4) uint8 array, RGB and one padding byte: Pillow
-    keeps RGB in four bytes a pixel, so this is a plain copy, and a pixel compares as one
-    uint32."""
+def pixels(path: Path, rows: int | None = None) -> np.ndarray:
+    """The screenshot (its first `rows` rows: a PNG decodes top down, so the rest is never
+    decoded) as an (height, width, 4) uint8 array, RGB and one padding byte: Pillow keeps RGB
+    in four bytes a pixel, so this is a plain copy, and a pixel compares as one uint32."""
     with Image.open(path) as image:
+        if rows is not None and rows < image.height:
+            _decode_rows(image, rows)  # else everything is decoded
         rgb = image if image.mode == "RGB" else image.convert("RGB")
         rgb.load()
         data = rgb.tobytes("raw", "RGBX")
         return np.frombuffer(data, np.uint8).reshape(rgb.height, rgb.width, 4)
 
 
-def changed_mask(a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
-    """Pixels (same-shape RGBX inputs) whose strongest channel differs by more than
-    `threshold`. Only rows that differ at all are measured (most rows of a block are equal)."""
+def _decode_rows(image: Image.Image, rows: int) -> None:
+    """Make `image` (opened, not loaded) decode only its first `rows` rows, if it is a PNG
+    read as one tile (a Pillow detail: the tile's extents are how far the decoder goes)."""
+    if not isinstance(image, ImageFile.ImageFile) or image.format != "PNG":
+        return
+    tiles = image.tile
+    if len(tiles) != 1 or tiles[0].extents is None:
+        return
+    width = image.width
+    image._size = (width, rows)  # see the docstring
+    image.tile = [tiles[0]._replace(extents=(0, 0, width, rows))]
+
+
+def changed_mask(
+    a: np.ndarray, b: np.ndarray, threshold: int, *, shifted: bool = False
+) -> np.ndarray:
+    """Pixels (same-shape RGBX inputs) whose strongest channel differs by more than `threshold`.
+    Only rows that differ at all are measured (most rows of a block are equal). `shifted`: the
+    block moved, so a pixel the other picture explains within one pixel (a value inside the
+    range of its 3x3 neighbourhood there, as re-rasterised edges are) does not count."""
     mask = np.zeros(a.shape[:2], bool)
     rows = np.flatnonzero((a.view(np.uint32)[..., 0] != b.view(np.uint32)[..., 0]).any(axis=1))
     if len(rows):
@@ -141,21 +165,55 @@ def changed_mask(a: np.ndarray, b: np.ndarray, threshold: int) -> np.ndarray:
         delta = np.maximum(ra, rb)
         delta -= np.minimum(ra, rb)
         mask[rows] = (delta > threshold).view(np.uint32)[..., 0] != 0
+    if shifted and mask.any():
+        ys, xs = np.nonzero(mask)
+        mask[ys, xs] = ~(_explained(a, b, ys, xs) & _explained(b, a, ys, xs))
     return mask
 
 
+def _explained(src: np.ndarray, dst: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+    """Whether each `dst` pixel at (ys, xs) lies, channel by channel, within the range of the
+    3x3 neighbourhood of `src` there (give or take NEIGHBOUR_SLACK)."""
+    height, width = src.shape[:2]
+    low = np.full((len(ys), src.shape[2]), 255, np.int16)
+    high = np.zeros((len(ys), src.shape[2]), np.int16)
+    for dy in (-1, 0, 1):
+        rows = np.clip(ys + dy, 0, height - 1)
+        for dx in (-1, 0, 1):
+            values = src[rows, np.clip(xs + dx, 0, width - 1)].astype(np.int16)
+            np.minimum(low, values, out=low)
+            np.maximum(high, values, out=high)
+    pixel = dst[ys, xs].astype(np.int16)
+    inside: np.ndarray = ((pixel >= low - NEIGHBOUR_SLACK) & (pixel <= high + NEIGHBOUR_SLACK)).all(
+        axis=1
+    )
+    return inside
+
+
 def compare_shot(job: ShotJob) -> dict[str, ShotChange]:
-    """Decode one shot and its baseline and compare them block by block (page order); the first
-    `job.max_cropped` blocks that changed get crops."""
-    old, new = pixels(job.old_png), pixels(job.new_png)
+    """Compare one shot with its baseline block by block (page order). Blocks rendered from the
+    same markup are settled by their place alone; the others are compared pixel by pixel, and
+    only the rows down to the last of them are decoded. The first `job.max_cropped` blocks that
+    changed get crops."""
     old_bands = {b.id: b for b in job.old_bands}
     new_ids = {b.id for b in job.new_bands}
+    settled: dict[str, ShotChange] = {}
+    for band in job.new_bands:
+        if band.id in job.same_markup and band.id in old_bands:
+            change = _settled(job, old_bands[band.id], band)
+            if change is not None:
+                settled[band.id] = change
+    old_rows, new_rows = _rows_needed(job, old_bands, set(settled))
+    old = pixels(job.old_png, old_rows) if old_rows else EMPTY
+    new = pixels(job.new_png, new_rows) if new_rows else EMPTY
     out: dict[str, ShotChange] = {}
     cropped = 0
     for band in job.new_bands:
         before = old_bands.get(band.id)
         crop = cropped < job.max_cropped
-        if before is None:
+        if band.id in settled:
+            change = settled[band.id]
+        elif before is None:
             change = _one_sided(job, new, band, "added", crop)
         else:
             change = _compare_band(job, old, new, before, band, crop)
@@ -166,6 +224,36 @@ def compare_shot(job: ShotJob) -> dict[str, ShotChange]:
             out[band.id] = _one_sided(job, old, band, "removed", cropped < job.max_cropped)
             cropped += out[band.id].before is not None
     return out
+
+
+def _settled(job: ShotJob, before: Band, after: Band) -> ShotChange | None:
+    """A block with the same markup on the same page renders the same pixels wherever it lands
+    (pipeline.review.markup): same or moved, by its place. None: its height changed, which the
+    same markup cannot explain, so its pixels are compared."""
+    if abs(after.height - before.height) > SLACK_ROWS:
+        return None
+    dy = after.top - before.top
+    return ShotChange(
+        shot=job.shot, status="moved" if dy else "same", dy=dy, top=after.top, height=after.height
+    )
+
+
+def _rows_needed(job: ShotJob, old_bands: dict[str, Band], settled: set[str]) -> tuple[int, int]:
+    """How many rows of the old and the new screenshot the unsettled blocks reach (with their
+    crops' margins); 0 when every block is settled."""
+    old_rows = new_rows = 0
+    for band in job.new_bands:
+        if band.id in settled:
+            continue
+        before = old_bands.get(band.id)
+        reach = max(band.height, before.height if before else 0) + CROP_PAD + SLACK_ROWS
+        new_rows = max(new_rows, band.top + reach)
+        if before is not None:
+            old_rows = max(old_rows, before.top + reach, band.top + reach)
+    for band in job.old_bands:
+        if band.id not in settled and band.id not in {b.id for b in job.new_bands}:
+            old_rows = max(old_rows, band.bottom + CROP_PAD)
+    return old_rows, new_rows
 
 
 def _best_match(old: np.ndarray, new: np.ndarray, before: Band, after: Band) -> _Match:
@@ -183,7 +271,10 @@ def _best_match(old: np.ndarray, new: np.ndarray, before: Band, after: Band) -> 
         if bottom <= top:
             continue
         mask = changed_mask(
-            old[top:bottom, :width], new[top + offset : bottom + offset, :width], threshold
+            old[top:bottom, :width],
+            new[top + offset : bottom + offset, :width],
+            threshold,
+            shifted=threshold == MOVED_DELTA,
         )
         match = _Match(offset, threshold, int(np.count_nonzero(mask)))
         if match.changed == 0:
@@ -195,8 +286,8 @@ def _best_match(old: np.ndarray, new: np.ndarray, before: Band, after: Band) -> 
 def _compare_band(
     job: ShotJob, old: np.ndarray, new: np.ndarray, before: Band, after: Band, crop: bool
 ) -> ShotChange:
-    match = _best_match(old, new, before, after)
     grown = after.height - before.height
+    match = _best_match(old, new, before, after)
     status: BlockStatus = "same"
     if match.changed or abs(grown) > SLACK_ROWS:
         status = "changed"
@@ -257,7 +348,7 @@ def _with_crops(
     first, last = -CROP_PAD, max(before.height, after.height) + CROP_PAD
     a = _window(old, before.top + first, before.top + last, 0, width)
     b = _window(new, before.top + match.offset + first, before.top + match.offset + last, 0, width)
-    mask = changed_mask(a, b, match.threshold)
+    mask = changed_mask(a, b, match.threshold, shifted=match.threshold == MOVED_DELTA)
     rows = np.flatnonzero(mask.any(axis=1))
     if len(a) > MAX_CROP_ROWS:
         start = max(0, int(rows[0]) - CONTEXT_ROWS) if len(rows) else 0

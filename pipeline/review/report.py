@@ -32,6 +32,7 @@ from pipeline.errors import InputError, TujieError
 from pipeline.plan.model import load_plan
 from pipeline.review.blocks import PAGE_TOP, SECTION_PREFIX, Band, page_bands
 from pipeline.review.diff import ShotJob, compare_shots
+from pipeline.review.markup import same_markup
 from pipeline.review.numbers import number_changes, page_numbers
 from pipeline.review.plan_diff import plan_changes
 
@@ -104,6 +105,7 @@ def _blocks(
     new_check: CheckReport | None,
     old_check: CheckReport | None,
 ) -> list[BlockChange]:
+    same = _same_rendering(build_dir, site_dir, new_check, old_check)
     jobs = []
     for shot in SHOT_ORDER:
         new_png, old_png = build_dir / "shots" / f"{shot}.png", site_dir / "shots" / f"{shot}.png"
@@ -121,6 +123,7 @@ def _blocks(
                 _bands(new_check, shot, new_png, sections),
                 review_dir,
                 build_dir,
+                same,
             )
         )
         _link_or_copy(old_png, review_dir / f"baseline-{shot}.png")
@@ -149,6 +152,24 @@ def _blocks(
             )
         )
     return blocks
+
+
+def _same_rendering(
+    build_dir: Path, site_dir: Path, new_check: CheckReport | None, old_check: CheckReport | None
+) -> frozenset[str]:
+    """The blocks that render the same pixels on both pages: the same markup, the same rest of
+    the page (the page top is nothing else), under the same renderer (browser and fonts)."""
+    if not (new_check and old_check and new_check.renderer == old_check.renderer != ""):
+        return frozenset()
+    same = same_markup(_text(site_dir / "index.html"), _text(build_dir / "index.html"))
+    return frozenset() if same is None else same | {PAGE_TOP}
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _boxes(check: CheckReport | None, what: str, shot: str) -> Mapping[str, Sequence[float]]:

@@ -29,6 +29,7 @@ VERIFIED_LINKS = [{"url": "https://example.org/a", "status": "ok", "where": "rou
 CARD_COLOURS = {"kv_cache": (40, 90, 200), "paged_attention": (40, 160, 80)}
 CARD_TEXTS = {"kv_cache": "keys and values kept", "paged_attention": "blocks like pages"}
 Boxes = Callable[[int], dict[str, list[float]]]
+DEFAULT_BOTTOM = 750  # the second card's bottom in card_boxes
 
 
 def card_boxes(width: int, *, first_height: float = 300) -> dict[str, list[float]]:
@@ -66,9 +67,11 @@ def make_build(
     shots.mkdir(exist_ok=True)
     cards = {}
     for name, (w, h) in SHOTS.items():
-        image = Image.new("RGB", (w, h), "white")
-        draw = ImageDraw.Draw(image)
         placed = boxes(w)
+        # the page grows with its cards, as a real one does
+        grown = max(y + bh for _x, y, _w, bh in placed.values()) - DEFAULT_BOTTOM
+        image = Image.new("RGB", (w, h + int(grown)), "white")
+        draw = ImageDraw.Draw(image)
         for card, (x, y, bw, bh) in placed.items():
             colour = (colours or CARD_COLOURS).get(card, CARD_COLOURS[card])
             draw.rectangle([x + 10, y + 10, x + bw - 10, y + bh - 10], fill=colour)
@@ -123,3 +126,13 @@ def site(tmp_path: Path) -> Path:
 
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst)
+
+
+def folder_with_build(tmp_path: Path, toml: str = "", **build: object) -> tuple[Path, Path]:
+    """A source folder (with `page.toml` = `toml`) and its output root holding a checked build."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "page.toml").write_text(f'[publish]\nname = "page"\n{toml}', encoding="utf-8")
+    out = tmp_path / "out"
+    make_build(out / "page", **build)  # type: ignore[arg-type]
+    return src, out
