@@ -93,8 +93,10 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
     if page.exists():
         table.add_row("page", _shown(page))
     review = build.dir / "review.html"
+    if "review_summary" in summary:
+        table.add_row("changes", _shown(summary["review_summary"]))
     if review.exists():
-        table.add_row("review", f"{_shown(review)}  → then `make publish`")
+        table.add_row("review", f"{_shown(review)}  → read it, then publish")
     console.print(table)
 
 

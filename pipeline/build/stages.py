@@ -341,7 +341,7 @@ def stage_review(build: Build) -> Path:
         from pipeline.artifacts.review import ReviewReport
 
         write_review(build.dir, site_dir, publish_command=command)
-        return ReviewReport.load(build.dir / REVIEW_FILE).summary
+        return ReviewReport.load(build.dir / REVIEW_FILE).summary.split(";")[0]
 
     build.stage("review", key, [path, build.dir / REVIEW_FILE], run)
     return path

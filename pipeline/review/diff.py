@@ -52,6 +52,7 @@ OVERLAY_TINT = (230, 0, 40, 40)
 OVERLAY_RING = (230, 0, 40, 190)
 PAD_VALUE = 255  # outside the screenshot (a crop reaching past its end)
 PALETTE_COLOURS = 256
+PNG_COMPRESSION = 3  # zlib level of the crops: most of the size of level 9, a third of its time
 MAX_WORKERS = 4
 EMPTY = np.zeros((0, 0, 4), np.uint8)  # a screenshot no block needed
 
@@ -257,14 +258,15 @@ def _rows_needed(job: ShotJob, old_bands: dict[str, Band], settled: set[str]) ->
 
 
 def _best_match(old: np.ndarray, new: np.ndarray, before: Band, after: Band) -> _Match:
-    """How the block's pixels compare at its new place; when they differ there, one row up or
-    down is tried too (a fractional top rounds either way), and taken only if it explains
-    every difference. A changed block is shown at its new place."""
+    """How the block's pixels compare at its new place; when a moved block differs there, one
+    row up or down is tried too (a fractional top rounds either way), and taken only if it
+    explains every difference. A changed block is shown at its new place."""
     base = after.top - before.top
     height = min(before.height, after.height)
     width = min(old.shape[1], new.shape[1])
     first: _Match | None = None
-    for offset in (base, base - SLACK_ROWS, base + SLACK_ROWS):
+    offsets = (base, base - SLACK_ROWS, base + SLACK_ROWS) if base else (base,)
+    for offset in offsets:
         threshold = STILL_DELTA if offset == 0 and base == 0 else MOVED_DELTA
         top = max(before.top, -offset)
         bottom = min(before.top + height, old.shape[0], new.shape[0] - offset)
@@ -435,7 +437,9 @@ def _save_palette(windows: Sequence[np.ndarray], paths: Sequence[Path]) -> None:
     top = 0
     for window, path in zip(windows, paths, strict=True):
         path.parent.mkdir(parents=True, exist_ok=True)
-        palette.crop((0, top, window.shape[1], top + window.shape[0])).save(path)
+        palette.crop((0, top, window.shape[1], top + window.shape[0])).save(
+            path, compress_level=PNG_COMPRESSION
+        )
         top += window.shape[0]
 
 
@@ -457,7 +461,7 @@ def _save_overlay(mask: np.ndarray, path: Path) -> None:
     rgba[full(near)] = OVERLAY_TINT
     rgba[full(ring)] = OVERLAY_RING
     rgba[mask] = OVERLAY_PIXEL
-    Image.fromarray(rgba, "RGBA").save(path)
+    Image.fromarray(rgba, "RGBA").save(path, compress_level=PNG_COMPRESSION)
 
 
 def _grow(grid: np.ndarray) -> np.ndarray:
