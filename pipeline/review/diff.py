@@ -3,15 +3,18 @@ screenshot against the same block of the published one, with numpy on the decode
 
 A block is *changed* when any pixel inside it changed beyond anti-aliasing noise, *moved* when
 its pixels are the same one or more rows lower or higher (an earlier block grew or shrank), else
-*same*. Calibrated on the example (tests/publish/test_review_diff.py keeps it so): two identical
-builds give byte-identical screenshots (no block changed); a one-character body edit changes
-glyph pixels by 200 or more (of 255, in the strongest channel) in all four shots; a card pushed
-down by a longer earlier card differs by at most 49 (the background grid behind its rotated
-corners, re-rasterised edges), hence the two thresholds below.
+*same*. Calibrated on the example (tests/publish/test_review_example.py keeps it so): two builds
+of the same folder give byte-identical screenshots; a one-character body edit changes glyph
+pixels by 200 or more (of 255, in the strongest channel) in all four shots; a card pushed down
+by a longer earlier card differs by at most 49 (the page's background grid shifted behind its
+rotated corners), hence the two thresholds below. An SVG drawn at a fractional offset is
+re-rasterised throughout, so a moved block's pixel counts only when no pixel within one pixel of
+it in the other picture explains it; and a block with the same markup on the same page under the
+same renderer (`pipeline.review.markup`) is settled by its place without its pixels.
 
-Each changed block gets crops of the published and this build's pixels (one shared 256-colour
-palette, so unchanged pixels stay identical between the two) and a transparent overlay of the
-changed pixels. Shots are compared in parallel processes: decoding the PNGs is most of the time.
+Shots are compared in parallel processes, and only the rows down to the last block that needs
+its pixels are decoded: decoding the PNGs is most of the time. Changed blocks get crops
+(`pipeline.review.crops`).
 """
 
 from __future__ import annotations
@@ -29,13 +32,21 @@ from PIL import Image, ImageFile
 
 from pipeline.artifacts.review import BlockStatus, ShotChange
 from pipeline.review.blocks import Band
+from pipeline.review.crops import (
+    columns,
+    save_overlay,
+    save_palette,
+    size_of,
+    window,
+    zoom_window,
+)
 
 # A block at the same place renders the same pixels when its content did not change, so any
 # clear difference counts there; a moved block is re-rasterised (and the page's background grid
 # shifts behind it), so there only a difference beyond that noise counts. Strongest channel, 0-255.
 STILL_DELTA = 16
 MOVED_DELTA = 64
-NEIGHBOUR_SLACK = 16  # a moved pixel within its neighbours' range, give or take this much
+NEIGHBOUR_SLACK = 16  # a moved pixel within its neighbours' range, give or take at least this
 # Fractional tops round either way: a moved block is also tried one row up and down, and band
 # heights may differ by this much without counting as a change.
 SLACK_ROWS = 1
@@ -43,16 +54,6 @@ CROP_PAD = 8  # px of context around a crop
 MAX_CROP_ROWS = 1400  # a taller block is cropped around its changed rows
 CONTEXT_ROWS = 200  # ... with this much above them
 MAX_CROPPED_BLOCKS = 6  # per shot, in page order: keeps the review small (the rest: full page)
-# The zoom: the first changed region at full size, with some context around it.
-ZOOM_ROWS, ZOOM_COLUMNS = 120, 300
-ZOOM_PAD_ROWS, ZOOM_PAD_COLUMNS = 16, 48
-OVERLAY_CELL = 12  # px; cells holding a changed pixel are tinted, so one glyph stands out
-OVERLAY_PIXEL = (230, 0, 40, 255)
-OVERLAY_TINT = (230, 0, 40, 40)
-OVERLAY_RING = (230, 0, 40, 190)
-PAD_VALUE = 255  # outside the screenshot (a crop reaching past its end)
-PALETTE_COLOURS = 256
-PNG_COMPRESSION = 3  # zlib level of the crops: most of the size of level 9, a third of its time
 MAX_WORKERS = 4
 EMPTY = np.zeros((0, 0, 4), np.uint8)  # a screenshot no block needed
 
@@ -174,7 +175,7 @@ def changed_mask(
 
 def _explained(src: np.ndarray, dst: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
     """Whether each `dst` pixel at (ys, xs) lies, channel by channel, within the range of the
-    3x3 neighbourhood of `src` there (give or take NEIGHBOUR_SLACK)."""
+    3x3 neighbourhood of `src` there (give or take some slack)."""
     height, width = src.shape[:2]
     low = np.full((len(ys), src.shape[2]), 255, np.int16)
     high = np.zeros((len(ys), src.shape[2]), np.int16)
@@ -184,10 +185,11 @@ def _explained(src: np.ndarray, dst: np.ndarray, ys: np.ndarray, xs: np.ndarray)
             values = src[rows, np.clip(xs + dx, 0, width - 1)].astype(np.int16)
             np.minimum(low, values, out=low)
             np.maximum(high, values, out=high)
+    # Redrawn a fraction of a pixel over, an edge's extremes soften: the more contrast around,
+    # the more slack (a flat neighbourhood gets the least, so a new stroke on blank paper counts).
+    slack = np.maximum(NEIGHBOUR_SLACK, (high - low) // 2)
     pixel = dst[ys, xs].astype(np.int16)
-    inside: np.ndarray = ((pixel >= low - NEIGHBOUR_SLACK) & (pixel <= high + NEIGHBOUR_SLACK)).all(
-        axis=1
-    )
+    inside: np.ndarray = ((pixel >= low - slack) & (pixel <= high + slack)).all(axis=1)
     return inside
 
 
@@ -325,13 +327,13 @@ def _one_sided(
     )
     if not crop or band.height <= 0:
         return change
-    left, right = _columns(image.shape[1], [band.box], None)
-    window = _window(image, band.top - CROP_PAD, band.bottom + CROP_PAD, left, right)
+    left, right = columns(image.shape[1], [band.box], None, CROP_PAD)
+    picture = window(image, band.top - CROP_PAD, band.bottom + CROP_PAD, left, right)
     side = "after" if status == "added" else "before"
     path = job.out_dir / f"{_crop_name(job, band)}-{side}.png"
-    _save_palette([window], [path])
+    save_palette([picture], [path])
     return change.model_copy(
-        update={side: path.relative_to(job.root).as_posix(), "size": _size(window)}
+        update={side: path.relative_to(job.root).as_posix(), "size": size_of(picture)}
     )
 
 
@@ -348,8 +350,8 @@ def _with_crops(
     compared from its top: below the first difference, everything differs), and its overlay."""
     width = min(old.shape[1], new.shape[1])
     first, last = -CROP_PAD, max(before.height, after.height) + CROP_PAD
-    a = _window(old, before.top + first, before.top + last, 0, width)
-    b = _window(new, before.top + match.offset + first, before.top + match.offset + last, 0, width)
+    a = window(old, before.top + first, before.top + last, 0, width)
+    b = window(new, before.top + match.offset + first, before.top + match.offset + last, 0, width)
     mask = changed_mask(a, b, match.threshold, shifted=match.threshold == MOVED_DELTA)
     rows = np.flatnonzero(mask.any(axis=1))
     if len(a) > MAX_CROP_ROWS:
@@ -357,67 +359,27 @@ def _with_crops(
         a, b, mask = (x[start : start + MAX_CROP_ROWS] for x in (a, b, mask))
     cols = np.flatnonzero(mask.any(axis=0))
     spread = (int(cols[0]), int(cols[-1]) + 1) if len(cols) else None
-    left, right = _columns(width, [before.box, after.box], spread)
+    left, right = columns(width, [before.box, after.box], spread, CROP_PAD)
     a, b, mask = a[:, left:right], b[:, left:right], mask[:, left:right]
     name = _crop_name(job, after)
     sides = ("before", "after", "overlay", "zoom-before", "zoom-after")
     paths = [job.out_dir / f"{name}-{side}.png" for side in sides]
-    _save_palette([a, b], paths[:2])
-    _save_overlay(mask, paths[2])
+    save_palette([a, b], paths[:2])
+    save_overlay(mask, paths[2])
     rel = [p.relative_to(job.root).as_posix() for p in paths]
     update: dict[str, object] = {
         "changed_px": int(np.count_nonzero(mask)),
         "before": rel[0],
         "after": rel[1],
         "overlay": rel[2],
-        "size": _size(a),
+        "size": size_of(a),
     }
-    zoom = _zoom_window(mask)
+    zoom = zoom_window(mask)
     if zoom is not None:
         za, zb = a[zoom], b[zoom]
-        _save_palette([za, zb], paths[3:])
-        update.update(zoom_before=rel[3], zoom_after=rel[4], zoom_size=_size(za))
+        save_palette([za, zb], paths[3:])
+        update.update(zoom_before=rel[3], zoom_after=rel[4], zoom_size=size_of(za))
     return change.model_copy(update=update)
-
-
-def _zoom_window(mask: np.ndarray) -> tuple[slice, slice] | None:
-    """Rows and columns around the first changed region (at most ZOOM_ROWS x ZOOM_COLUMNS)."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    if not len(rows):
-        return None
-    top = max(0, int(rows[0]) - ZOOM_PAD_ROWS)
-    bottom = min(mask.shape[0], top + ZOOM_ROWS)
-    last = rows[rows < bottom - ZOOM_PAD_ROWS]
-    bottom = min(bottom, int(last[-1]) + 1 + ZOOM_PAD_ROWS) if len(last) else bottom
-    cols = np.flatnonzero(mask[top:bottom].any(axis=0))
-    left = max(0, int(cols[0]) - ZOOM_PAD_COLUMNS)
-    right = min(mask.shape[1], left + ZOOM_COLUMNS, int(cols[-1]) + 1 + ZOOM_PAD_COLUMNS)
-    return slice(top, bottom), slice(left, right)
-
-
-def _size(window: np.ndarray) -> tuple[int, int]:
-    return (int(window.shape[1]), int(window.shape[0]))
-
-
-def _columns(
-    width: int, boxes: Sequence[tuple[float, float, float, float]], spread: tuple[int, int] | None
-) -> tuple[int, int]:
-    """The crop's columns: the element's box (both versions) and every changed column, padded."""
-    left = min(round(box[0]) for box in boxes)
-    right = max(round(box[0] + box[2]) for box in boxes)
-    if spread is not None:
-        left, right = min(left, spread[0]), max(right, spread[1])
-    left, right = max(0, left - CROP_PAD), min(width, right + CROP_PAD)
-    return (left, right) if right > left else (0, width)
-
-
-def _window(image: np.ndarray, top: int, bottom: int, left: int, right: int) -> np.ndarray:
-    """Rows `top:bottom`, columns `left:right` of `image`, padded white where rows fall outside."""
-    out = np.full((bottom - top, right - left, image.shape[2]), PAD_VALUE, np.uint8)
-    src_top, src_bottom = max(0, top), min(image.shape[0], bottom)
-    if src_bottom > src_top:
-        out[src_top - top : src_bottom - top] = image[src_top:src_bottom, left:right]
-    return out
 
 
 SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
@@ -425,51 +387,3 @@ SAFE_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 def _crop_name(job: ShotJob, band: Band) -> str:
     return f"{job.shot}-{SAFE_NAME.sub('-', band.id)}"
-
-
-def _save_palette(windows: Sequence[np.ndarray], paths: Sequence[Path]) -> None:
-    """Save crops as 256-colour PNGs sharing one palette (quantised together): a third of the
-    bytes of full colour, and pixels equal in both crops stay equal in both files."""
-    rgb = np.ascontiguousarray(np.concatenate(windows, axis=0)[..., :3])
-    palette = Image.fromarray(rgb, "RGB").quantize(
-        PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-    )
-    top = 0
-    for window, path in zip(windows, paths, strict=True):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        palette.crop((0, top, window.shape[1], top + window.shape[0])).save(
-            path, compress_level=PNG_COMPRESSION
-        )
-        top += window.shape[0]
-
-
-def _save_overlay(mask: np.ndarray, path: Path) -> None:
-    """The changed pixels in red on transparent, the cells around them tinted and ringed, so
-    one changed glyph still shows when the crop is drawn at a third of its size."""
-    height, width = mask.shape
-    cell = OVERLAY_CELL
-    padded = np.zeros((-(-height // cell) * cell, -(-width // cell) * cell), bool)
-    padded[:height, :width] = mask
-    cells = padded.reshape(padded.shape[0] // cell, cell, padded.shape[1] // cell, cell)
-    near = _grow(np.asarray(cells.any(axis=(1, 3))))
-    ring = _grow(near) & ~near
-
-    def full(grid: np.ndarray) -> np.ndarray:
-        return np.repeat(np.repeat(grid, cell, 0), cell, 1)[:height, :width]
-
-    rgba = np.zeros((height, width, 4), np.uint8)
-    rgba[full(near)] = OVERLAY_TINT
-    rgba[full(ring)] = OVERLAY_RING
-    rgba[mask] = OVERLAY_PIXEL
-    Image.fromarray(rgba, "RGBA").save(path, compress_level=PNG_COMPRESSION)
-
-
-def _grow(grid: np.ndarray) -> np.ndarray:
-    """The cells of `grid` and their eight neighbours."""
-    out = grid.copy()
-    out[1:] |= grid[:-1]
-    out[:-1] |= grid[1:]
-    wide = out.copy()
-    out[:, 1:] |= wide[:, :-1]
-    out[:, :-1] |= wide[:, 1:]
-    return out

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PIL import Image
 
@@ -23,6 +24,7 @@ from pipeline.errors import EXIT_OK, PublishRefused
 from pipeline.plan.model import load_plan
 from pipeline.publish.local import publish
 from pipeline.render.csp import csp_hash
+from pipeline.review.diff import MOVED_DELTA, changed_mask, pixels
 from pipeline.review.page import write_review
 from pipeline.review.plan_diff import marked_words
 from pipeline.review.report import SHOT_ORDER
@@ -265,3 +267,23 @@ def test_publish_prints_the_review_and_refuses_a_build_changed_since(
     again = ReviewReport.load(built / "review.json").summary
     assert again.startswith("0 cards changed") and "1 plan field" not in again
     assert publish(built, tmp_path / "site", name="page").review == again
+
+
+def test_a_screenshot_decodes_only_the_rows_asked_for(tmp_path: Path) -> None:
+    path = tmp_path / "noise.png"
+    Image.effect_noise((300, 500), 80).convert("RGB").save(path)
+    top, full = pixels(path, 120), pixels(path)
+    assert top.shape == (120, 300, 4) and full.shape == (500, 300, 4)
+    assert (top == full[:120]).all()
+
+
+def test_a_stroke_redrawn_half_a_pixel_over_is_noise_a_new_dot_is_not() -> None:
+    old = np.full((40, 40, 4), 255, np.uint8)
+    old[:, 10:13, :3] = 0  # a stroke three pixels wide
+    new = np.full((40, 40, 4), 255, np.uint8)
+    new[:, 10:13, :3] = 0
+    new[:, 9, :3] = new[:, 12, :3] = 128  # drawn half a pixel to the left: both edges soften
+    assert changed_mask(old, new, MOVED_DELTA).sum() == 80  # every edge pixel differs...
+    assert changed_mask(old, new, MOVED_DELTA, shifted=True).sum() == 0  # ...within its neighbours
+    new[20:22, 30:32, :3] = 0  # a new dot on blank paper
+    assert changed_mask(old, new, MOVED_DELTA, shifted=True).sum() == 4
