@@ -9,7 +9,6 @@ import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from PIL import Image
 
@@ -19,6 +18,7 @@ from pipeline.artifacts.review import (
     REVIEW_FILE,
     STATUS_RANK,
     BlockChange,
+    BlockKind,
     BlockStatus,
     LinkChange,
     NewProblem,
@@ -130,7 +130,7 @@ def _blocks(
     results = compare_shots(jobs)
     labels = _labels(build_dir, site_dir)
     order: list[str] = []
-    kinds: dict[str, Any] = {}
+    kinds: dict[str, BlockKind] = {}
     for job in jobs:
         for band in [*job.new_bands, *job.old_bands]:
             if band.id not in kinds:
