@@ -93,8 +93,10 @@ def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> N
     if page.exists():
         table.add_row("page", _shown(page))
     review = build.dir / "review.html"
+    if "review_summary" in summary:
+        table.add_row("changes", _shown(summary["review_summary"]))
     if review.exists():
-        table.add_row("review", f"{_shown(review)}  → then `make publish`")
+        table.add_row("review", f"{_shown(review)}  → read it, then publish")
     console.print(table)
 
 
@@ -204,8 +206,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
         _prepare(args), allow_unverified=args.allow_unverified, to=args.to, push=args.push
     )
     if args.json:
-        _print_json({"address": result.address, "bullets": result.bullets})
+        _print_json({"address": result.address, "bullets": result.bullets, "review": result.review})
         return 0
+    print(f"Reviewed: {terminal_safe(result.review)}")
     print(f"Published: {terminal_safe(result.address)}")
     print("The page, top to bottom:")
     for b in result.bullets:

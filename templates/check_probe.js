@@ -1,5 +1,5 @@
 /* tujie check probe: evaluated in the page by pipeline/browser.py after document.fonts.ready.
-   Collects text boxes, panel insets, card boxes, captions, body paragraphs, diagrams without a
+   Collects text boxes, panel insets, card and section boxes, captions, body paragraphs, diagrams without a
    <title>, horizontal overflow and font targets, all in page coordinates (CSS px). It measures;
    pipeline/check.py judges. The DOM hooks it reads are described in templates/MARKUP.md. */
 async () => {
@@ -103,6 +103,10 @@ async () => {
 
   const cards = Array.from(document.querySelectorAll('article.card')).map(card => ({
     id: ident(card), card: card.dataset.card || card.id, box: rectBox(card.getBoundingClientRect())}));
+  // The page's parts, top to bottom: with the cards they cut the page into the blocks the
+  // review compares one by one.
+  const sections = Array.from(document.querySelectorAll('[data-section]')).map(el => ({
+    section: el.dataset.section, box: rectBox(el.getBoundingClientRect())}));
 
   const captions = Array.from(document.querySelectorAll('[data-role="caption"][data-limit]')).map(el => ({
     id: ident(el), text: el.textContent.trim(), limit: Number(el.dataset.limit),
@@ -163,6 +167,6 @@ async () => {
   return {
     viewport: {width: vw, height: window.innerHeight},
     scrollWidth: document.documentElement.scrollWidth,
-    texts, panels, cards, captions, bodies, diagrams, outside, fontTargets,
+    texts, panels, cards, sections, captions, bodies, diagrams, outside, fontTargets,
   };
 }

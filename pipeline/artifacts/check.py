@@ -1,5 +1,5 @@
 """The browser check's report (`check.json`): every broken page rule with where it broke, the
-cards' boxes (the review crops by them), the fix loop's overrides and its messages for the plan.
+cards' and the page parts' boxes (the review compares and crops by them), the fix loop's overrides and its messages for the plan.
 `pipeline.check` writes it; the build, the review and publish read it through `load_check_report`.
 """
 
@@ -45,13 +45,15 @@ class CheckReport:
     """The outcome of a check (and of the fix loop, which fills `fixed` and `overrides`)."""
 
     problems: list[Problem]
-    cards: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    cards: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # shot -> card -> box
+    sections: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # shot -> part -> box
     shots: list[str] = field(default_factory=list)
     fixed: list[str] = field(default_factory=list)
     overrides: Overrides = field(default_factory=dict)
     rounds: int = 1
     plan_messages: list[str] = field(default_factory=list)
     texts: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    renderer: str = ""  # the browser's version and the platform fonts it used ("" unknown)
 
     @property
     def ok(self) -> bool:
@@ -67,7 +69,9 @@ class CheckReport:
             "rounds": self.rounds,
             "plan_messages": self.plan_messages,
             "cards": self.cards,
+            "sections": self.sections,
             "shots": self.shots,
+            "renderer": self.renderer,
         }
 
     @classmethod
@@ -75,11 +79,13 @@ class CheckReport:
         return cls(
             problems=[Problem(**p) for p in data.get("problems", [])],
             cards=data.get("cards", {}),
+            sections=data.get("sections", {}),
             shots=data.get("shots", []),
             fixed=data.get("fixed", []),
             overrides=data.get("overrides", {}),
             rounds=int(data.get("rounds", 1)),
             plan_messages=data.get("plan_messages", []),
+            renderer=str(data.get("renderer", "")),
         )
 
     def summary(self) -> str:

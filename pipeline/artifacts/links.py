@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.artifacts.json_file import load_model
 from pipeline.artifacts.sources import normalize_url
 from pipeline.atomic import write_atomic
-from pipeline.errors import InputError
 
 LINKS_FORMAT = 1
 
@@ -110,12 +110,10 @@ def write_report(report: LinkReport, path: Path) -> None:
 
 def load_report(path: Path) -> LinkReport:
     """Read `links.json`; a missing or malformed file is an InputError naming it."""
-    try:
-        return LinkReport.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path} not found; run `tujie links SRC` first") from None
-    except (OSError, UnicodeDecodeError, ValidationError) as err:
-        first = str(err).splitlines()[0]
-        raise InputError(
-            f"{path} is not a valid links report ({first}); delete it and re-run `tujie links`"
-        ) from None
+    return load_model(
+        LinkReport,
+        path,
+        what="links report",
+        missing="run `tujie links SRC` first",
+        invalid="delete it and re-run `tujie links`",
+    )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts.links import LinkReport
+from pipeline.artifacts.review import REVIEW_FILE, ReviewReport
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build import STAGES
@@ -65,6 +66,7 @@ def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, A
         summary["problems"] = len(report.problems)
     if stop >= 6:
         summary["review"] = str(stage_review(build))
+        summary["review_summary"] = ReviewReport.load(build.dir / REVIEW_FILE).summary
     return summary
 
 

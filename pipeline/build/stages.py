@@ -358,21 +358,39 @@ def stage_check(
 
 
 def stage_review(build: Build) -> Path:
+    from pipeline.artifacts.review import REVIEW_FILE, page_fingerprint
     from pipeline.review.page import write_review
 
     site_dir = build.out_root / "site" / build.name
     path = build.dir / "review.html"
-    shots = sorted((build.dir / "shots").glob("*.png"))
-    baseline = sorted(site_dir.glob("shots/*.png")) if site_dir.exists() else []
+    published = (site_dir / "index.html").is_file()
+    command = publish_command(build)
     key = [
-        tree_hash(shots, build.dir) if shots else "-",
-        tree_hash(baseline, site_dir) if baseline else "-",
-        sha256_file(build.dir / "check.json"),
+        page_fingerprint(build.dir),
+        sim_key(build),
+        page_fingerprint(site_dir) if published else "-",
+        # the published page's numbers, as its review recorded them
+        sha256_file(site_dir / REVIEW_FILE) if (site_dir / REVIEW_FILE).is_file() else "-",
+        command,
     ]
 
     def run() -> str:
-        write_review(build.dir, site_dir)
-        return "against the last published page" if baseline else "first publication"
+        from pipeline.artifacts.review import ReviewReport
 
-    build.stage("review", key, [path], run)
+        write_review(build.dir, site_dir, publish_command=command)
+        return ReviewReport.load(build.dir / REVIEW_FILE).summary.split(";")[0]
+
+    build.stage("review", key, [path, build.dir / REVIEW_FILE], run)
     return path
+
+
+def publish_command(build: Build) -> str:
+    """How the review tells this build to be published: `make publish` (with the folder when it
+    is not the default example)."""
+    import shlex
+
+    from pipeline.cli_parser import DEFAULT_SRC
+
+    if build.src.resolve() == Path(DEFAULT_SRC).resolve():
+        return "make publish"
+    return f"make publish SRC={shlex.quote(str(build.src))}"

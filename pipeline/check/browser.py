@@ -1,6 +1,7 @@
 """The one module that drives headless Chromium (through pyppeteer): find it, launch it, load a
 page in a forced theme and width, and collect what the check needs (text boxes from the in-page
-probe, platform fonts, axe results, network requests, console errors, a full-page screenshot).
+probe, platform fonts, axe results, network requests, console errors, a full-page screenshot);
+and visit a page step by step (scripts, key presses, screenshots), as the review's test does.
 
 Judging the collected data is `pipeline.check.run`'s job; this module only measures.
 """
@@ -14,9 +15,10 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from pipeline import npm
 from pipeline.check.measurement import THEMES, WIDTHS, Measurement
@@ -81,6 +83,19 @@ def axe_source() -> str:
         raise EnvironmentMissing(
             f"axe-core is missing ({path}); install it: {npm.install_hint(AXE_PACKAGE)}"
         ) from None
+
+
+Step = tuple[Literal["eval", "key", "shot"], str]
+
+
+@dataclass
+class Visit:
+    """What a visit saw: each `eval` step's value, console errors (a CSP violation is one),
+    and the requests it made outside the page's folder (all failed)."""
+
+    values: list[Any] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
 
 
 class Chrome:
@@ -178,6 +193,40 @@ class Chrome:
             f"{self.executable} --headless --no-sandbox --dump-dom about:blank"
         )
 
+    def visit(
+        self, html: Path, steps: Sequence[Step], *, width: int = 1280, height: int = VIEWPORT_HEIGHT
+    ) -> Visit:
+        """Load `html` (its own folder's files may load, nothing else) in a `width` x `height`
+        viewport and take `steps` in order: `("eval", js)` keeps the value, `("key", "j")`
+        presses a key, `("shot", path)` saves the viewport as a PNG."""
+        return self._loop.run_until_complete(
+            asyncio.wait_for(self._visit(html, steps, width, height), PAGE_TIMEOUT_S)
+        )
+
+    async def _visit(self, html: Path, steps: Sequence[Step], width: int, height: int) -> Visit:
+        if self._browser is None:
+            await self._start()
+        page = await self._browser.newPage()
+        try:
+            url = html.resolve().as_uri()
+            out = Visit()
+            client = page._client
+            _watch_network(page, client, url, out.requests, allowed=(url.rsplit("/", 1)[0] + "/",))
+            _watch_console(page, out.console_errors)
+            await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
+            await page.setViewport({"width": width, "height": height, "deviceScaleFactor": 1})
+            await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
+            for kind, arg in steps:
+                if kind == "eval":
+                    out.values.append(await page.evaluate(arg, force_expr=True))
+                elif kind == "key":
+                    await page.keyboard.press(arg)
+                else:
+                    await page.screenshot({"path": arg})
+            return out
+        finally:
+            await page.close()
+
     async def _measure(
         self,
         html: Path,
@@ -191,7 +240,9 @@ class Chrome:
             await self._start()
         page = await self._browser.newPage()
         try:
-            return await _measure_page(page, html, theme, width, shot, probe, axe)
+            result = await _measure_page(page, html, theme, width, shot, probe, axe)
+            result.renderer = str(await self._browser.version())
+            return result
         finally:
             await page.close()
 
@@ -230,18 +281,21 @@ async def _measure_page(
     return result
 
 
-def _watch_network(page: Any, client: Any, own_url: str, seen: list[str]) -> None:
-    """Record every request except the page itself and local schemes, and fail it (Fetch),
-    so a remote font or image can neither load nor stall the check."""
+def _watch_network(
+    page: Any, client: Any, own_url: str, seen: list[str], allowed: Sequence[str] = ()
+) -> None:
+    """Record every request except the page itself, local schemes and URLs under `allowed`,
+    and fail it (Fetch), so a remote font or image can neither load nor stall the check."""
+    own = (*LOCAL_SCHEMES, *allowed)
 
     def remember(url: str) -> None:
-        if url != own_url and not url.startswith(LOCAL_SCHEMES) and url not in seen:
+        if url != own_url and not url.startswith(own) and url not in seen:
             seen.append(url)
 
     async def decide(event: dict[str, Any]) -> None:
         url = event["request"]["url"]
         try:
-            if url == own_url or url.startswith(LOCAL_SCHEMES):
+            if url == own_url or url.startswith(own):
                 await client.send("Fetch.continueRequest", {"requestId": event["requestId"]})
             else:
                 remember(url)

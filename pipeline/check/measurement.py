@@ -29,3 +29,4 @@ class Measurement:
     requests: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     screenshot: Path | None = None
+    renderer: str = ""  # the browser's version

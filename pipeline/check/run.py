@@ -61,6 +61,7 @@ def _report(measurements: list[Measurement], lang: str) -> CheckReport:
     problems: list[Problem] = []
     seen_content: set[tuple[str, str]] = set()
     cards: dict[str, dict[str, list[float]]] = {}
+    sections: dict[str, dict[str, list[float]]] = {}
     texts: dict[str, dict[str, Any]] = {}
     for m in measurements:
         for problem in all_problems(m, lang):
@@ -70,10 +71,26 @@ def _report(measurements: list[Measurement], lang: str) -> CheckReport:
                     continue  # the same in every theme and width: report it once
                 seen_content.add(key)
             problems.append(problem)
-        cards[f"{m.theme}-{m.width}"] = {c["card"]: c["box"] for c in m.probe.get("cards", [])}
+        shot = f"{m.theme}-{m.width}"
+        cards[shot] = {c["card"]: c["box"] for c in m.probe.get("cards", [])}
+        sections[shot] = {s["section"]: s["box"] for s in m.probe.get("sections", [])}
         for text in m.probe.get("texts", []):
             texts.setdefault(text["id"], text)
-    return CheckReport(problems=problems, cards=cards, texts=texts)
+    return CheckReport(
+        problems=problems,
+        cards=cards,
+        sections=sections,
+        texts=texts,
+        renderer=renderer(measurements),
+    )
+
+
+def renderer(measurements: list[Measurement]) -> str:
+    """What drew the screenshots besides the page: the browser and the platform fonts it used
+    (the review trusts the same markup to draw the same pixels only under the same renderer)."""
+    versions = sorted({m.renderer for m in measurements if m.renderer})
+    families = sorted({f["family"] for m in measurements for fs in m.fonts.values() for f in fs})
+    return f"{', '.join(versions)}; fonts: {', '.join(families)}" if versions else ""
 
 
 def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:

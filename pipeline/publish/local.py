@@ -1,10 +1,13 @@
-"""`tujie publish`: copy a checked build to `site_root/<name>/` so that a publish killed at any
-moment leaves the previous page intact and loadable; keep earlier versions under `history/`,
-update the site's index page, and summarise the page's structure in 5-8 bullets.
+"""`tujie publish`: copy a checked and reviewed build to `site_root/<name>/` so that a publish
+killed at any moment leaves the previous page intact and loadable; keep earlier versions under
+`history/`, update the site's index page, and summarise the page's structure in 5-8 bullets. A
+build is published only as its review saw it (`review.json` names the build's fingerprint), and
+publish hands back the review's summary line so the decision and what ships agree.
 
 Layout of one published page (every switch is a single atomic rename or symlink replace):
 
-    <name>/versions/<ts>/     the live version (index.html, plan.json, check.json, links.json, shots/)
+    <name>/versions/<ts>/     the live version (index.html, plan.json, check.json, links.json,
+                              review.json, shots/)
     <name>/current -> versions/<ts>
     <name>/index.html -> current/index.html   (likewise plan.json, check.json, links.json, shots)
     <name>/history/<ts>/      earlier versions, the newest `keep - 1` of them (page.toml)
@@ -27,6 +30,7 @@ from pathlib import Path
 
 from pipeline.artifacts.build_state import STATE_FILE, BuildState
 from pipeline.artifacts.check import load_check_report
+from pipeline.artifacts.review import REVIEW_FILE, ReviewReport, page_fingerprint
 from pipeline.config import DEFAULT_KEEP_VERSIONS, page_name_problem
 from pipeline.errors import InputError, OutputError, PublishRefused, UsageError
 from pipeline.locking import held_lock
@@ -57,6 +61,7 @@ class PublishResult:
     bullets: list[str]  # 5-8 lines describing the page's structure, from the plan
     history_entry: Path | None  # where the previous version went (None on first publication)
     version: str = ""
+    review: str = ""  # the summary line of the review this publish follows
 
 
 def _pause(step: str) -> None:
@@ -67,8 +72,9 @@ def _pause(step: str) -> None:
 
 def refuse_unless_publishable(
     build_dir: Path, *, allow_unverified: bool, current_inputs_hash: str | None
-) -> None:
-    """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go."""
+) -> ReviewReport:
+    """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go;
+    return its review."""
     if not (build_dir / "index.html").is_file():
         raise PublishRefused(f"{build_dir}/index.html is missing: build the page first (make page)")
     try:
@@ -92,6 +98,24 @@ def refuse_unless_publishable(
             f"the build in {build_dir} is older than its inputs (they changed since): "
             "rebuild with make page before publishing"
         )
+    return reviewed(build_dir)
+
+
+def reviewed(build_dir: Path) -> ReviewReport:
+    """The review of exactly this build: publishing ships what the person looked at."""
+    try:
+        report = ReviewReport.load(build_dir / REVIEW_FILE)
+    except InputError:
+        raise PublishRefused(
+            f"{build_dir} has no review: run `tujie review SRC` (make page does) and read "
+            f"{build_dir / 'review.html'} before publishing"
+        ) from None
+    if report.build != page_fingerprint(build_dir):
+        raise PublishRefused(
+            f"the build in {build_dir} changed since its review was written: run the review "
+            f"again (make page) and read {build_dir / 'review.html'} before publishing"
+        )
+    return report
 
 
 def _refuse_unverified_links(path: Path) -> None:
@@ -133,7 +157,7 @@ def publish(
         raise UsageError(f"page name: {problem}")
     if keep < 1:
         raise UsageError(f"keep={keep}: at least the live version must be kept (keep >= 1)")
-    refuse_unless_publishable(
+    review = refuse_unless_publishable(
         build_dir, allow_unverified=allow_unverified, current_inputs_hash=current_inputs_hash
     )
     bullets = page_bullets(load_plan(build_dir / "plan.json"))
@@ -143,7 +167,7 @@ def publish(
         address, version = publish_to_branch(
             build_dir, name=name, branch=to[len("git:") :], push=push, base_url=base_url, keep=keep
         )
-        return PublishResult(address, bullets, None, version)
+        return PublishResult(address, bullets, None, version, review.summary)
     root = Path(to) if to else site_root
     prepare_site_root(root)
     with held_lock(root / SITE_LOCK, purpose=f"publish to {root}"):
@@ -157,7 +181,7 @@ def publish(
         address = f"{base_url.rstrip('/')}/{name}/"
     else:
         address = str((root / name / "index.html").absolute())
-    return PublishResult(address, bullets, history_entry, version)
+    return PublishResult(address, bullets, history_entry, version, review.summary)
 
 
 def prepare_site_root(root: Path) -> None:

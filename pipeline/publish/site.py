@@ -8,11 +8,13 @@ import os
 import shutil
 from pathlib import Path
 
+from pipeline.artifacts.review import PAGE_DIRS, PAGE_FILES, REVIEW_FILE, WORKING_PICTURES
 from pipeline.atomic import read_json_object, write_atomic
 from pipeline.templating import html_environment
 
-PUBLISHED_FILES = ("index.html", "plan.json", "check.json", "links.json")
-PUBLISHED_DIRS = ("shots",)
+# The page's files, and its review (the next review reads the numbers it recorded).
+PUBLISHED_FILES = (*PAGE_FILES, REVIEW_FILE)
+PUBLISHED_DIRS = PAGE_DIRS
 TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
 
 
@@ -43,7 +45,7 @@ def copy_build(build_dir: Path, dest: Path) -> None:
         if (build_dir / item).is_dir():
             # annotated-* copies are the check's working pictures, not part of the page
             shutil.copytree(
-                build_dir / item, dest / item, ignore=shutil.ignore_patterns("annotated-*")
+                build_dir / item, dest / item, ignore=shutil.ignore_patterns(WORKING_PICTURES)
             )
 
 

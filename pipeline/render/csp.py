@@ -1,5 +1,5 @@
-"""The page's Content-Security-Policy (its one inline style and script allowed by hash, nothing
-else) and the minified stylesheet the policy hashes."""
+"""The Content-Security-Policy of the page and of the review page (their one inline style and
+script allowed by hash, nothing else) and the minified stylesheet the policy hashes."""
 
 from __future__ import annotations
 
@@ -15,11 +15,17 @@ def csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
 
-def csp_policy(style: str, scripts: Iterable[str]) -> str:
+def csp_policy(
+    style: str, scripts: Iterable[str], *, fonts: str = "data:", images: str = "data:"
+) -> str:
+    """The policy: nothing but the inline style and scripts (by hash), fonts and images from
+    `fonts` / `images` (the page embeds both as data: URLs; the review shows its image files,
+    `'self'`, with no fonts: `fonts=""`)."""
     script_hashes = " ".join(csp_hash(s) for s in scripts)
+    font_src = f"font-src {fonts}; " if fonts else ""
     return (
         f"default-src 'none'; style-src {csp_hash(style)}; script-src {script_hashes}; "
-        "font-src data:; img-src data:; base-uri 'none'; form-action 'none'"
+        f"{font_src}img-src {images}; base-uri 'none'; form-action 'none'"
     )
 
 

@@ -94,10 +94,22 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
         for row in step_sentences(with_trace, lang):
             strip = page_draw.step_strip_svg(with_trace, row.index, lang=lang, focus=focus)
             rows.append((row.index, row.sentence, strip))
-        without_trace = sim.trace(scenario, "without", knobs)
-        if without_trace is not None:
-            table = comparison_rows(without_trace, with_trace, _newcomer(plan), lang)
+        table = walkthrough_table(plan, config, sim)
     return WalkView(concept.id, concept.name, intro, rows, table)
+
+
+def walkthrough_table(plan: Plan, config: PageConfig, sim: SimResults) -> list[CompareRow]:
+    """The walkthrough's without/with table (empty when its scenario has no `without` run), from
+    the same knobbed runs the walkthrough draws; the review diffs its numbers too."""
+    panel = _walk_panel(_walk_concept(plan, config, sim), sim)
+    if panel is None or panel.scenario is None:
+        return []
+    knobs = panel.knob_values()
+    with_trace = sim.trace(panel.scenario, "with", knobs) or TraceView()
+    without_trace = sim.trace(panel.scenario, "without", knobs)
+    if without_trace is None:
+        return []
+    return comparison_rows(without_trace, with_trace, _newcomer(plan), plan.lang)
 
 
 def _page_id(plan: Plan, config: PageConfig) -> str:

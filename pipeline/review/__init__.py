@@ -1,2 +1,1 @@
-"""The review stage: screenshot diffs against the last published page → review.html.
-"""
+"""The review stage: screenshot diffs against the last published page → review.html."""

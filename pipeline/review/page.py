@@ -1,133 +1,117 @@
-"""`tujie review`: a page for a human to look at before publishing. It compares this build's
-screenshots with the last published ones (diff images, changed pixels per card), and shows the
-check report, the link report and what changed in the plan. No baseline: "first publication".
+"""`tujie review`: the page a person reads before publishing (`review.html`, opened from disk).
+It opens on one summary line, then one block per changed card or page part with before | after |
+diff crops in every shot where it changed, a before ↔ after slider and a diff overlay; then what
+changed in the plan, in the simulator's numbers, in the links and in the check; the unchanged and
+only-moved blocks as a list; the full pages on demand. `j` / `k` go to the next / previous change.
+Its one inline style and script are allowed by hash, as on the page.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from jinja2 import Environment
+from markupsafe import Markup
 
-from pipeline.artifacts.links import load_report
+from pipeline.artifacts.review import REVIEW_FILE, BlockChange, ReviewReport
 from pipeline.atomic import read_json_object, write_atomic
-from pipeline.errors import InputError
-from pipeline.review.diff import (
-    PIXELMATCH_THRESHOLD,
-    PlanDiff,
-    ShotDiff,
-    compare_shot,
-    plan_diff,
-)
+from pipeline.paths import templates_dir
+from pipeline.render.csp import csp_policy
+from pipeline.review.plan_diff import Piece, marked_words
+from pipeline.review.report import CHANGED, SHOT_ORDER, build_report
 from pipeline.templating import html_environment
 
-SHOT_ORDER = ("light-1280", "dark-1280", "light-390", "dark-390")
-CARD_CHANGED_PCT = 0.05  # a card counts as changed above this share of changed pixels
+REVIEW_DIR = "review"
+STYLE_FILE = "review.css"
+SCRIPT_FILE = "review.js"
+DEFAULT_PUBLISH_COMMAND = "make publish"
+ZOOM = 2  # the close-up of the first change is drawn twice its size
 
 
-def _environment() -> Environment:
-    return html_environment()
+@dataclass(frozen=True)
+class FieldRow:
+    field: str
+    before: list[Piece]
+    after: list[Piece]
 
 
-def _shot_entries(
-    build_dir: Path, site_dir: Path, check: dict[str, Any] | None
-) -> list[dict[str, Any]]:
-    review_dir = build_dir / "review"
-    cards = (check or {}).get("cards", {})
-    entries = []
-    for name in SHOT_ORDER:
-        new = build_dir / "shots" / f"{name}.png"
-        if not new.exists():
-            continue
-        old = site_dir / "shots" / f"{name}.png"
-        entry: dict[str, Any] = {
-            "name": name,
-            "new": f"shots/{name}.png",
-            "old": None,
-            "diff": None,
-        }
-        if old.exists():
-            # A copy of the baseline: the published one changes on the next publish.
-            shutil.copyfile(old, review_dir / f"baseline-{name}.png")
-            result: ShotDiff = compare_shot(
-                old, new, review_dir / f"diff-{name}.png", cards.get(name, {})
-            )
-            entry.update(
-                old=f"review/baseline-{name}.png",
-                diff=f"review/diff-{name}.png",
-                changed_pct=result.changed_pct,
-                approximate=result.approximate,
-                cards=sorted(result.cards.items(), key=lambda kv: (-kv[1], kv[0])),
-                changed_cards=[c for c, pct in result.cards.items() if pct > CARD_CHANGED_PCT],
-            )
-        entries.append(entry)
-    return entries
+@dataclass(frozen=True)
+class FullView:
+    """One shot's full pages, loaded only when opened: the published one and this build's
+    with its changed blocks outlined."""
+
+    shot: str
+    before: str | None
+    after: str
+    outlines: list[tuple[int, int, str]]  # top, height, status
 
 
-def _links(build_dir: Path) -> dict[str, Any] | None:
-    """The link report as the review template shows it (None when there is none to read)."""
-    try:
-        report = load_report(build_dir / "links.json")
-    except InputError:
-        return None
-    results = [r.model_dump(mode="json") for r in report.results]
-    return {
-        "offline": report.offline,
-        "checked_at": report.checked_at.isoformat(),
-        "results": results,
-        "blocking": [r.model_dump(mode="json") for r in report.blocking()],
-    }
-
-
-def write_review(build_dir: Path, site_dir: Path) -> Path:
-    """Write `build_dir/review.html` (+ `review/` images and `review/review.json`) comparing
-    this build with the page last published at `site_dir`; return the review page's path."""
-    review_dir = build_dir / "review"
+def write_review(
+    build_dir: Path, site_dir: Path, *, publish_command: str = DEFAULT_PUBLISH_COMMAND
+) -> Path:
+    """Write `build_dir/review.html`, `review.json` and the crops under `review/`, comparing the
+    build with the page last published at `site_dir`; return the review page's path."""
+    review_dir = build_dir / REVIEW_DIR
     if review_dir.exists():
         shutil.rmtree(review_dir)
     review_dir.mkdir(parents=True)
-    check = read_json_object(build_dir / "check.json")
-    shots = _shot_entries(build_dir, site_dir, check)
-    baseline = any(s["old"] for s in shots)
-    new_plan = read_json_object(build_dir / "plan.json")
-    old_plan = read_json_object(site_dir / "plan.json")
-    diff = plan_diff(old_plan, new_plan) if old_plan and new_plan else PlanDiff()
-    summary = {
-        "first_publication": not baseline,
-        "threshold": PIXELMATCH_THRESHOLD,
-        "shots": [
-            {k: s.get(k) for k in ("name", "changed_pct", "changed_cards", "approximate")}
-            for s in shots
-        ],
-        "plan": {
-            "added": diff.added,
-            "removed": diff.removed,
-            "reordered": diff.reordered,
-            "captions": [list(c) for c in diff.captions],
-        },
-        "check_ok": bool(check and check.get("ok")),
-    }
-    (review_dir / "review.json").write_text(
-        json.dumps(summary, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    html = (
-        _environment()
-        .get_template("review.html.j2")
-        .render(
-            title=(new_plan or {}).get("title", build_dir.name),
-            first_publication=not baseline,
-            has_old_plan=old_plan is not None,
-            threshold=PIXELMATCH_THRESHOLD,
-            card_changed_pct=CARD_CHANGED_PCT,
-            shots=shots,
-            check=check,
-            links=_links(build_dir),
-            plan=diff,
-        )
-    )
+    report = build_report(build_dir, site_dir, review_dir, publish_command=publish_command)
+    report.save(build_dir / REVIEW_FILE)
     out = build_dir / "review.html"
-    write_atomic(out, html)
+    write_atomic(out, render_review(report, build_dir))
     return out
+
+
+def render_review(report: ReviewReport, build_dir: Path) -> str:
+    plan = read_json_object(build_dir / "plan.json") or {}
+    changes = [_only_changed_shots(b) for b in report.blocks if b.status in CHANGED]
+    context = {
+        "title": str(plan.get("title", build_dir.name)),
+        "report": report,
+        "changes": changes,
+        "moved": report.with_status("moved"),
+        "same": report.with_status("same"),
+        "fields": [
+            FieldRow(c.field, *marked_words(c.before or "", c.after or "")) for c in report.plan
+        ],
+        "full": _full_views(report, build_dir),
+        "shot_label": shot_label,
+        "zoomed": lambda size: (size[0] * ZOOM, size[1] * ZOOM) if size else None,
+    }
+    template = html_environment().get_template("review.html.j2")
+    style = (templates_dir() / STYLE_FILE).read_text(encoding="utf-8")
+    script = (templates_dir() / SCRIPT_FILE).read_text(encoding="utf-8")
+    csp = csp_policy(style, [script], fonts="", images="'self'")
+    return template.render(**context, style=Markup(style), script=Markup(script), csp=csp)
+
+
+def shot_label(shot: str) -> str:
+    theme, _, width = shot.partition("-")
+    return f"{theme} · {width} px"
+
+
+def _only_changed_shots(block: BlockChange) -> BlockChange:
+    return block.model_copy(update={"shots": [s for s in block.shots if s.status in CHANGED]})
+
+
+def _full_views(report: ReviewReport, build_dir: Path) -> list[FullView]:
+    views = []
+    for shot in SHOT_ORDER:
+        if not (build_dir / "shots" / f"{shot}.png").is_file():
+            continue
+        baseline = f"{REVIEW_DIR}/baseline-{shot}.png"
+        outlines: list[tuple[int, int, str]] = [
+            (s.top, s.height, s.status)
+            for b in report.blocks
+            if (s := b.shot(shot)) is not None and s.status in ("changed", "added")
+        ]
+        views.append(
+            FullView(
+                shot,
+                baseline if (build_dir / baseline).is_file() else None,
+                f"shots/{shot}.png",
+                outlines,
+            )
+        )
+    return views

@@ -1,5 +1,6 @@
 """Hand-made build directories for the review and publish tests: a tiny index.html, a passing
-check.json with card boxes, the example's reviewed plan.json and synthetic screenshots."""
+check.json with card boxes, the example's reviewed plan.json, synthetic screenshots (each card a
+coloured box with a line of text) and, as after `make page`, the build's review."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
+
+from pipeline.review.page import write_review
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_PLAN = REPO / "examples" / "llm-inference" / "plan.json"
@@ -20,14 +23,22 @@ SHOTS = {
     "dark-390": (390, 1400),
 }
 CHECKED_AT = "2025-01-01T00:00:00Z"
+FONT = ImageFont.load_default(size=20)
 # A build's links.json (publish refuses without one): every link verified unless a test says so.
 VERIFIED_LINKS = [{"url": "https://example.org/a", "status": "ok", "where": "route[0]"}]
 CARD_COLOURS = {"kv_cache": (40, 90, 200), "paged_attention": (40, 160, 80)}
+CARD_TEXTS = {"kv_cache": "keys and values kept", "paged_attention": "blocks like pages"}
+Boxes = Callable[[int], dict[str, list[float]]]
+DEFAULT_BOTTOM = 750  # the second card's bottom in card_boxes
 
 
-def card_boxes(width: int) -> dict[str, list[float]]:
+def card_boxes(width: int, *, first_height: float = 300) -> dict[str, list[float]]:
+    """Two cards one under the other (50 px apart); a taller first card pushes the second down."""
     w = min(500, width - 40)
-    return {"kv_cache": [20, 100, w, 300], "paged_attention": [20, 450, w, 300]}
+    return {
+        "kv_cache": [20, 100, w, first_height],
+        "paged_attention": [20, 150 + first_height, w, 300],
+    }
 
 
 def make_build(
@@ -38,6 +49,9 @@ def make_build(
     check_ok: bool = True,
     links: list[dict[str, str]] | None = None,
     plan_edit: Callable[[dict], None] | None = None,
+    texts: dict[str, str] | None = None,
+    boxes: Boxes = card_boxes,
+    reviewed: bool = True,
 ) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "index.html").write_text(
@@ -53,14 +67,18 @@ def make_build(
     shots.mkdir(exist_ok=True)
     cards = {}
     for name, (w, h) in SHOTS.items():
-        image = Image.new("RGB", (w, h), "white")
+        placed = boxes(w)
+        # the page grows with its cards, as a real one does
+        grown = max(y + bh for _x, y, _w, bh in placed.values()) - DEFAULT_BOTTOM
+        image = Image.new("RGB", (w, h + int(grown)), "white")
         draw = ImageDraw.Draw(image)
-        boxes = card_boxes(w)
-        for card, (x, y, bw, bh) in boxes.items():
+        for card, (x, y, bw, bh) in placed.items():
             colour = (colours or CARD_COLOURS).get(card, CARD_COLOURS[card])
             draw.rectangle([x + 10, y + 10, x + bw - 10, y + bh - 10], fill=colour)
+            words = (texts or CARD_TEXTS).get(card, CARD_TEXTS[card])
+            draw.text((x + 24, y + 24), words, fill="white", font=FONT)
         image.save(shots / f"{name}.png")
-        cards[name] = boxes
+        cards[name] = placed
     check = {
         "ok": check_ok,
         "problems": []
@@ -86,6 +104,8 @@ def make_build(
         json.dumps({"checked_at": CHECKED_AT, "offline": False, "results": results}),
         encoding="utf-8",
     )
+    if reviewed:  # against no published page: publish needs a review of exactly this build
+        write_review(root, root.parent / "never-published")
     return root
 
 
@@ -106,3 +126,13 @@ def site(tmp_path: Path) -> Path:
 
 def copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst)
+
+
+def folder_with_build(tmp_path: Path, toml: str = "", **build: object) -> tuple[Path, Path]:
+    """A source folder (with `page.toml` = `toml`) and its output root holding a checked build."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "page.toml").write_text(f'[publish]\nname = "page"\n{toml}', encoding="utf-8")
+    out = tmp_path / "out"
+    make_build(out / "page", **build)  # type: ignore[arg-type]
+    return src, out

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.review import ReviewReport
 from pipeline.errors import EXIT_PROBLEMS, PublishRefused
 from pipeline.publish.local import PAUSE_ENV, PAUSE_STEPS, make_server, publish
 from pipeline.review.page import write_review
+from pipeline.review.report import SHOT_ORDER
 from tests.publish.conftest import REPO
 
 Build = Callable[..., Path]
@@ -38,10 +40,13 @@ def fetch(site: Path, path: str) -> tuple[int, str]:
 def test_first_publication_review_then_publish(build: Build, site: Path) -> None:
     first = build(label="v1")
     review = write_review(first, site / "llm")
-    text = review.read_text(encoding="utf-8")
-    assert "First publication" in text
-    assert "make publish" in text  # the review says what to do next
+    report = ReviewReport.load(first / "review.json")
+    assert report.first_publication and report.blocks == []
+    assert report.summary.startswith("first publication (2 cards")
+    assert "make publish" in report.summary  # the review says what to do next
+    assert report.summary in review.read_text(encoding="utf-8")
     result = publish(first, site, name="llm")
+    assert result.review == report.summary  # publish hands back what the review decided
     assert result.history_entry is None
     assert result.address == str((site / "llm" / "index.html").absolute())
     assert "page v1" in (site / "llm" / "index.html").read_text(encoding="utf-8")
@@ -49,6 +54,7 @@ def test_first_publication_review_then_publish(build: Build, site: Path) -> None
     assert any("12 张两格漫画卡片" in b for b in result.bullets)  # the page is Chinese
     assert "LLM 推理服务图解" in (site / "index.html").read_text(encoding="utf-8")
     assert not list((site / "llm" / "shots").glob("annotated-*"))
+    assert ReviewReport.load(site / "llm" / "review.json") == report  # published with the page
 
 
 def test_second_publication_review_shows_the_changed_card_and_keeps_history(
@@ -62,16 +68,21 @@ def test_second_publication_review_shows_the_changed_card_and_keeps_history(
 
     second = build(label="v2", colours={"paged_attention": (200, 40, 40)}, plan_edit=edit)
     review = write_review(second, site / "llm")
-    summary = json.loads((second / "review" / "review.json").read_text(encoding="utf-8"))
-    assert summary["first_publication"] is False
-    assert [s["changed_cards"] for s in summary["shots"]] == [["paged_attention"]] * 4
-    assert all(s["changed_pct"] > 0 for s in summary["shots"])
-    assert summary["plan"]["reordered"] == ["static_batching", "memory_bound"]
-    assert summary["plan"]["captions"][0][:2] == ["paged_attention", "trouble"]
-    assert summary["plan"]["added"] == [] and summary["plan"]["removed"] == []
+    report = ReviewReport.load(second / "review.json")
+    assert report.first_publication is False
+    assert [b.id for b in report.with_status("changed")] == ["paged_attention"]
+    changed = report.with_status("changed")[0]
+    assert [s.shot for s in changed.shots if s.status == "changed"] == list(SHOT_ORDER)
+    assert all(s.changed_px > 0 and s.before and s.after for s in changed.shots)
+    fields = {c.field: (c.before, c.after) for c in report.plan}
+    assert fields["concepts[paged_attention].trouble.caption"][1] == "换了一句新标题"
+    order = fields["concepts (order)"]
+    assert order[0] and order[1] and "memory_bound, static_batching" in order[0]
+    assert "static_batching, memory_bound" in order[1]
     page = review.read_text(encoding="utf-8")
-    assert "Changed cards: paged_attention" in page and "换了一句新标题" in page
-    assert (second / "review" / "diff-light-1280.png").is_file()
+    assert "换了一句新标题" in page and report.summary in page
+    assert report.summary.startswith("1 card changed (paged_attention), 0 moved")
+    assert (second / changed.shots[0].overlay).is_file()
 
     result = publish(second, site, name="llm")
     assert (
@@ -84,8 +95,8 @@ def test_second_publication_review_shows_the_changed_card_and_keeps_history(
     # the next review compares against v2, the new baseline
     third = build(label="v3", colours={"paged_attention": (200, 40, 40)})
     write_review(third, site / "llm")
-    again = json.loads((third / "review" / "review.json").read_text(encoding="utf-8"))
-    assert [s["changed_cards"] for s in again["shots"]] == [[]] * 4
+    again = ReviewReport.load(third / "review.json")
+    assert again.with_status("changed", "added", "removed", kind="card") == []
 
 
 def test_refuses_a_failed_check(build: Build, site: Path) -> None:

@@ -19,23 +19,14 @@ from pipeline.config import page_name_from_folder, page_name_problem
 from pipeline.errors import EXIT_INPUT, EXIT_OK, EXIT_PROBLEMS, PublishRefused
 from pipeline.publish.local import publish
 from pipeline.publish.site import version_order
+from pipeline.review.page import write_review
 from pipeline.terminal import json_for_terminal, terminal_safe
-from tests.publish.conftest import make_build
+from tests.publish.conftest import folder_with_build
 
 Build = Callable[..., Path]
 RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J"
 HOSTILE_SHOWN = "\\x1b]0;pwned\\x07\\x1b[2J"
-
-
-def folder_with_build(tmp_path: Path, toml: str = "", **build: object) -> tuple[Path, Path]:
-    """A source folder (with `page.toml` = `toml`) and its output root holding a checked build."""
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "page.toml").write_text(f'[publish]\nname = "page"\n{toml}', encoding="utf-8")
-    out = tmp_path / "out"
-    make_build(out / "page", **build)  # type: ignore[arg-type]
-    return src, out
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
@@ -58,6 +49,7 @@ def test_publish_refuses_without_a_readable_link_report(
         links.unlink()
     else:
         links.write_text("{not json" if damage == "garbage" else '{"results": 3}', encoding="utf-8")
+    write_review(out / "page", out / "site" / "page")  # the review of the build as it is now
     assert main(["publish", str(src), "--out", str(out)]) == EXIT_PROBLEMS
     line = one_error_line(capsys)
     assert str(links) in line and "unverified" in line and "--allow-unverified" in line
