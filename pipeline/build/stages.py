@@ -206,20 +206,22 @@ def _links_expired(path: Path) -> bool:
 
 def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
     from pipeline.plan.rules import plan_violations
+    from pipeline.simulate.cache import CacheStats
     from pipeline.simulate.results import needed_presets, run_sim
 
     sim_dir = build.dir / "sim"
     marker = sim_dir / "sweep.json"
 
     def run() -> str:
-        results = run_sim(plan)
+        stats = CacheStats()
+        results = run_sim(plan, stats=stats)
         tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
         shutil.rmtree(tmp_dir, ignore_errors=True)
         results.save(tmp_dir)
         if sim_dir.exists():
             shutil.rmtree(sim_dir)
         tmp_dir.rename(sim_dir)
-        return f"{len(results.traces)} traces + ruler sweep"
+        return f"{len(results.traces)} traces + ruler sweep ({stats.hits} cached, {stats.misses} run)"
 
     build.stage("sim", needed_presets(plan), [marker], run)
     results = SimResults.load(sim_dir)
@@ -295,6 +297,7 @@ def stage_check(
 ) -> CheckReport:
     from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix
+    from pipeline.check.timing import TIMINGS_FILE, PhaseTimer
     from pipeline.render.page import render_page
 
     html = build.dir / "index.html"
@@ -313,7 +316,9 @@ def stage_check(
         )
 
     def run() -> str:
-        report = check_and_fix(render, html, build.dir, lang=plan.lang)
+        timer = PhaseTimer()
+        report = check_and_fix(render, html, build.dir, lang=plan.lang, timer=timer)
+        timer.save(build.dir / TIMINGS_FILE)  # `--timings` prints it
         return "clean" if report.ok else f"{len(report.problems)} problem(s)"
 
     build.stage("check", [sha256_file(html)], [report_path, *shots], run)

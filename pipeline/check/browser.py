@@ -13,13 +13,15 @@ import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from pipeline import npm
-from pipeline.check.measurement import THEMES, WIDTHS, Measurement
+from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
+from pipeline.check.timing import PhaseTimer
 from pipeline.errors import EnvironmentMissing
 from pipeline.paths import templates_dir
 
@@ -47,6 +49,7 @@ EXIT_WAIT_S = 10.0  # Chromium exits within a second once closed; then it is kil
 LAUNCH_ATTEMPTS = 2  # a crash or hang gets exactly one retry with a fresh profile
 VIEWPORT_HEIGHT = 900
 AXE_IMPACTS = ("serious", "critical")
+FAST_PNG = True  # Page.captureScreenshot optimizeForSpeed (see _full_page_screenshot)
 
 PROBE_FILE = "check_probe.js"
 AXE_PACKAGE = "axe-core"
@@ -145,7 +148,7 @@ class Chrome:
             shutil.rmtree(self._profile, ignore_errors=True)
             self._profile = None
 
-    # -- the one retrying entry point ---------------------------------------------------------
+    # -- the retrying entry points -----------------------------------------------------------
 
     def measure(
         self,
@@ -159,13 +162,45 @@ class Chrome:
     ) -> Measurement:
         """Load `html` in `theme` at `width` px and collect everything (see `Measurement`).
         A crash or hang restarts Chromium with a fresh profile once, then gives up clearly."""
+        job = _Job(html, theme, width, screenshot, probe, axe)
+        return self._retrying(html, f"{theme}, {width}px", lambda timer: [job], PhaseTimer())[0]
+
+    def measure_layouts(
+        self,
+        html: Path,
+        *,
+        shots_dir: Path | None = None,
+        probe: bool = True,
+        axe: bool = True,
+        timer: PhaseTimer | None = None,
+    ) -> list[Measurement]:
+        """Every theme at every width (`WIDTHS` x `THEMES`, in that order), measured at once in
+        concurrent pages; full-page PNGs `<theme>-<width>.png` into `shots_dir` when given."""
+
+        def jobs(timer: PhaseTimer) -> list[_Job]:
+            out: list[_Job] = []
+            for width in WIDTHS:
+                pair = _Pair() if axe and probe else None
+                for theme in THEMES:
+                    shot = shots_dir / shot_name(theme, width) if shots_dir is not None else None
+                    first = theme == THEMES[0]
+                    out.append(_Job(html, theme, width, shot, probe, axe, pair, first))
+            return out
+
+        return self._retrying(html, "every theme and width", jobs, timer or PhaseTimer())
+
+    def _retrying(
+        self,
+        html: Path,
+        what: str,
+        make_jobs: Callable[[PhaseTimer], list[_Job]],
+        timer: PhaseTimer,
+    ) -> list[Measurement]:
         last: BaseException | None = None
         for _attempt in range(LAUNCH_ATTEMPTS):
             try:
                 return self._loop.run_until_complete(
-                    asyncio.wait_for(
-                        self._measure(html, theme, width, screenshot, probe, axe), PAGE_TIMEOUT_S
-                    )
+                    asyncio.wait_for(self._run_jobs(make_jobs, timer), PAGE_TIMEOUT_S)
                 )
             except EnvironmentMissing:
                 raise
@@ -174,60 +209,213 @@ class Chrome:
                 self._loop.run_until_complete(self._stop())
         raise EnvironmentMissing(
             f"Chromium ({self.executable}) crashed or hung twice on {html.name} "
-            f"({theme}, {width}px): {type(last).__name__}: {last}; check it runs: "
+            f"({what}): {type(last).__name__}: {last}; check it runs: "
             f"{self.executable} --headless --no-sandbox --dump-dom about:blank"
         )
 
-    async def _measure(
-        self,
-        html: Path,
-        theme: str,
-        width: int,
-        shot: Path | None,
-        probe: bool,
-        axe: bool,
-    ) -> Measurement:
+    async def _run_jobs(
+        self, make_jobs: Callable[[PhaseTimer], list[_Job]], timer: PhaseTimer
+    ) -> list[Measurement]:
+        jobs = make_jobs(timer)  # made in the loop, with fresh futures for each attempt
         if self._browser is None:
-            await self._start()
-        page = await self._browser.newPage()
+            with timer.phase("launch"):
+                await self._start()
+        return list(await asyncio.gather(*(self._run_job(job, timer) for job in jobs)))
+
+    async def _run_job(self, job: _Job, timer: PhaseTimer) -> Measurement:
+        # Each page gets a browser context of its own: it is then the foreground page of its own
+        # window, so requestAnimationFrame fires and a screenshot completes while the other pages
+        # work (a background tab of a shared window gets neither), and it runs in a renderer
+        # process of its own, so the probes and axe of two pages use both cores.
+        context = await self._browser.createIncognitoBrowserContext()
         try:
-            return await _measure_page(page, html, theme, width, shot, probe, axe)
+            page = await context.newPage()
+            return await _measure_page(page, job, timer)
+        except BaseException as err:
+            job.fail(err)
+            raise
         finally:
-            await page.close()
+            try:
+                await context.close()
+            except Exception:  # noqa: BLE001 - the browser may be gone (crash): retried above
+                pass
 
 
-async def _measure_page(
-    page: Any, html: Path, theme: str, width: int, shot: Path | None, probe: bool, axe: bool
-) -> Measurement:
-    url = html.resolve().as_uri()
+# axe's colour rules (tag `cat.color`: color-contrast, link-in-text-block) are the only ones that
+# read colours; every other rule reads the DOM, ARIA, the layout (boxes, scrolling, target sizes)
+# and the computed visibility and font styles. A theme switches colours through `data-theme` and
+# prefers-color-scheme, but nothing stops a page's theme CSS (or script) from also hiding, moving
+# or restyling things (the example's theme toggle shows a sun or a moon and sets aria-pressed).
+# So the second theme of a width runs only the colour rules, and takes the first theme's other
+# findings, when both themes have the same DOM (`DOM_KEY_JS`, without the theme attribute) and
+# the same boxes and computed properties those rules read (`STYLE_KEY_JS`, only computed when
+# the DOMs agree); otherwise it runs every rule itself.
+_HASH_JS = """const hash = (str, seed) => {  // cyrb53
+    let h1 = 0xdeadbeef ^ seed, h2 = 0x41c6ce57 ^ seed;
+    for (let i = 0; i < str.length; i++) {
+      const c = str.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  };"""
+DOM_KEY_JS = (
+    "() => {\n  "
+    + _HASH_JS
+    + """
+  const dom = document.documentElement.outerHTML
+    .replace(/^(<html\\b[^>]*?)\\s+data-theme="[^"]*"/, '$1');
+  return hash(dom, 1) + ':' + dom.length;
+}"""
+)
+STYLE_KEY_JS = (
+    "() => {\n  "
+    + _HASH_JS
+    + """
+  const props = ['display', 'visibility', 'content-visibility', 'opacity', 'overflow-x',
+    'overflow-y', 'clip-path', 'clip', 'font-size', 'font-weight', 'font-style',
+    'pointer-events', 'cursor', 'white-space'];
+  const parts = [];
+  for (const el of document.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    const s = getComputedStyle(el);
+    parts.push(el.tagName, r.x.toFixed(1), r.y.toFixed(1), r.width.toFixed(1),
+               r.height.toFixed(1), props.map(p => s.getPropertyValue(p)).join(' '));
+  }
+  const doc = document.documentElement;
+  parts.push(doc.scrollWidth, doc.scrollHeight);
+  return hash(parts.join('|'), 2) + ':' + parts.length;
+}"""
+)
+
+
+def _future() -> asyncio.Future[Any]:
+    return asyncio.get_running_loop().create_future()
+
+
+@dataclass
+class _Pair:
+    """What the two themes of one width tell each other (see `DOM_KEY_JS`): the first's DOM key,
+    whether the second wants the first's style key (the DOMs agree), that key, and the first's
+    axe findings."""
+
+    dom: asyncio.Future[str] = field(default_factory=_future)
+    want_style: asyncio.Future[bool] = field(default_factory=_future)
+    style: asyncio.Future[str] = field(default_factory=_future)
+    axe: asyncio.Future[_AxeRun] = field(default_factory=_future)
+
+
+@dataclass
+class _AxeRun:
+    violations: list[dict[str, Any]]
+    colour_rules: list[str]  # the rules tagged cat.color that ran
+
+
+@dataclass
+class _Job:
+    """One page to measure; `pair` links the two themes of one width (`first` is the one that
+    runs every axe rule)."""
+
+    html: Path
+    theme: str
+    width: int
+    shot: Path | None
+    probe: bool
+    axe: bool
+    pair: _Pair | None = None
+    first: bool = True
+
+    def fail(self, err: BaseException) -> None:
+        """A page that failed must not leave the other theme of its width waiting."""
+        if self.pair is None:
+            return
+        if not self.first:
+            if not self.pair.want_style.done():
+                self.pair.want_style.set_result(False)
+            return
+        for future in (self.pair.dom, self.pair.style, self.pair.axe):
+            if not future.done():
+                future.set_exception(RuntimeError(f"the {self.theme} page failed: {err}"))
+
+
+async def _measure_page(page: Any, job: _Job, timer: PhaseTimer) -> Measurement:
+    url = job.html.resolve().as_uri()
+    theme, width = job.theme, job.width
     result = Measurement(theme=theme, width=width, probe={})
     client = page._client  # the page's DevTools session: pyppeteer lacks Fetch/CSS helpers
-    _watch_network(page, client, url, result.requests)
-    _watch_console(page, result.console_errors)
-    await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
-    await client.send(
-        "Emulation.setEmulatedMedia",
-        {"features": [{"name": "prefers-color-scheme", "value": theme}]},
-    )
-    await page.setViewport({"width": width, "height": VIEWPORT_HEIGHT, "deviceScaleFactor": 1})
-    await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
-    await page.evaluate(
-        """async (theme) => {
-            document.documentElement.dataset.theme = theme;
-            await document.fonts.ready;
-            await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-        }""",
-        theme,
-    )
-    if probe:
-        result.probe = await page.evaluate((templates_dir() / PROBE_FILE).read_text(encoding="utf-8"))
-        result.fonts = await _platform_fonts(client, result.probe.get("fontTargets", []))
-    if shot is not None:
-        await _full_page_screenshot(client, width, shot)
-        result.screenshot = shot
-    if axe:
-        result.axe = await _run_axe(page)
+    with timer.phase("load"):
+        _watch_network(page, client, url, result.requests)
+        _watch_console(page, result.console_errors)
+        await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
+        await client.send(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": theme}]},
+        )
+        await page.setViewport({"width": width, "height": VIEWPORT_HEIGHT, "deviceScaleFactor": 1})
+        await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
+        await page.evaluate(
+            """async (theme) => {
+                document.documentElement.dataset.theme = theme;
+                await document.fonts.ready;
+                await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+            }""",
+            theme,
+        )
+    if job.probe:
+        with timer.phase("probe"):
+            result.probe = await page.evaluate(_probe_source())
+        with timer.phase("fonts"):
+            result.fonts = await _platform_fonts(client, result.probe.get("fontTargets", []))
+    same_layout = False
+    if job.pair is not None:
+        with timer.phase("layout-key"):
+            dom = str(await page.evaluate(DOM_KEY_JS))
+        if job.first:
+            job.pair.dom.set_result(dom)
+        else:
+            same_layout = await _same_layout(page, job.pair, dom, timer)
+    if job.shot is not None:
+        with timer.phase("screenshot"):
+            await _full_page_screenshot(client, width, job.shot)
+        result.screenshot = job.shot
+    if job.axe:
+        result.axe = await _axe_for(page, job, same_layout, timer)
+    if job.pair is not None and job.first and await job.pair.want_style:
+        with timer.phase("layout-key"):
+            job.pair.style.set_result(str(await page.evaluate(STYLE_KEY_JS)))
     return result
+
+
+async def _same_layout(page: Any, pair: _Pair, dom: str, timer: PhaseTimer) -> bool:
+    """Whether this (second) theme's page has the first's DOM, boxes and computed styles."""
+    if await pair.dom != dom:
+        pair.want_style.set_result(False)
+        return False
+    pair.want_style.set_result(True)
+    with timer.phase("layout-key"):
+        style = str(await page.evaluate(STYLE_KEY_JS))
+    return await pair.style == style
+
+
+async def _axe_for(
+    page: Any, job: _Job, same_layout: bool, timer: PhaseTimer
+) -> list[dict[str, Any]]:
+    """axe's findings for this page: every rule, or (the second theme of a width with the same
+    layout as the first) the colour rules here plus the first theme's other findings."""
+    pair = job.pair
+    if pair is None or job.first or not same_layout:
+        with timer.phase("axe"):
+            run = await _run_axe(page)
+        if pair is not None and job.first:
+            pair.axe.set_result(run)
+        return run.violations
+    first = await pair.axe
+    with timer.phase("axe-colour"):
+        own = await _run_axe(page, only=first.colour_rules)
+    shared = [v for v in first.violations if v["id"] not in first.colour_rules]
+    return shared + own.violations
 
 
 def _watch_network(page: Any, client: Any, own_url: str, seen: list[str]) -> None:
@@ -266,6 +454,10 @@ def _watch_console(page: Any, errors: list[str]) -> None:
     page.on("pageerror", lambda err: errors.append(f"uncaught: {err}"))
 
 
+def _probe_source() -> str:
+    return (templates_dir() / PROBE_FILE).read_text(encoding="utf-8")
+
+
 async def _platform_fonts(
     client: Any, targets: list[dict[str, Any]]
 ) -> dict[str, list[dict[str, Any]]]:
@@ -275,18 +467,24 @@ async def _platform_fonts(
     await client.send("DOM.enable")
     await client.send("CSS.enable")
     root = await client.send("DOM.getDocument", {"depth": 0})
-    out: dict[str, list[dict[str, Any]]] = {}
-    for target in targets:
-        found = await client.send(
-            "DOM.querySelector",
-            {
-                "nodeId": root["root"]["nodeId"],
-                "selector": f'[data-tujie-probe="{target["probe"]}"]',
-            },
+    root_id = root["root"]["nodeId"]
+    # Every request is sent at once (DevTools answers them in order): one round trip per batch
+    # instead of two per element.
+    found = await asyncio.gather(
+        *(
+            client.send(
+                "DOM.querySelector",
+                {"nodeId": root_id, "selector": f'[data-tujie-probe="{target["probe"]}"]'},
+            )
+            for target in targets
         )
-        if not found.get("nodeId"):
-            continue
-        fonts = await client.send("CSS.getPlatformFontsForNode", {"nodeId": found["nodeId"]})
+    )
+    located = [(t, f["nodeId"]) for t, f in zip(targets, found, strict=True) if f.get("nodeId")]
+    used = await asyncio.gather(
+        *(client.send("CSS.getPlatformFontsForNode", {"nodeId": node}) for _t, node in located)
+    )
+    out: dict[str, list[dict[str, Any]]] = {}
+    for (target, _node), fonts in zip(located, used, strict=True):
         out[target["id"]] = [
             {"family": f.get("familyName", ""), "glyphs": int(f.get("glyphCount", 0))}
             for f in fonts.get("fonts", [])
@@ -306,6 +504,9 @@ async def _full_page_screenshot(client: Any, width: int, path: Path) -> None:
         "Page.captureScreenshot",
         {
             "format": "png",
+            # Still a lossless PNG (the review diffs pixels), compressed with zlib's fastest
+            # level: about a third larger, encoded several times faster.
+            "optimizeForSpeed": FAST_PNG,
             "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         },
@@ -314,14 +515,20 @@ async def _full_page_screenshot(client: Any, width: int, path: Path) -> None:
     path.write_bytes(base64.b64decode(data["data"]))
 
 
-async def _run_axe(page: Any) -> list[dict[str, Any]]:
-    """axe-core violations of serious or critical impact. Evaluated through DevTools, which the
-    page's Content-Security-Policy does not block (an injected <script> tag would be)."""
+async def _run_axe(page: Any, only: list[str] | None = None) -> _AxeRun:
+    """axe-core violations of serious or critical impact (every rule axe runs by default, or
+    `only` these), and which of the rules that ran are colour rules (tag `cat.color`).
+    Evaluated through DevTools, which the page's Content-Security-Policy does not block (an
+    injected <script> tag would be)."""
     await page.evaluate(axe_source(), force_expr=True)
-    found: list[dict[str, Any]] = await page.evaluate(
-        """async (impacts) => {
-            const r = await axe.run(document, {resultTypes: ['violations']});
-            return r.violations.filter(v => impacts.includes(v.impact)).map(v => ({
+    found: dict[str, Any] = await page.evaluate(
+        """async (impacts, only) => {
+            const options = {resultTypes: ['violations']};
+            if (only) options.runOnly = {type: 'rule', values: only};
+            const r = await axe.run(document, options);
+            const ran = [...r.violations, ...r.passes, ...r.incomplete, ...r.inapplicable];
+            const colour = ran.filter(v => v.tags.includes('cat.color')).map(v => v.id);
+            const violations = r.violations.filter(v => impacts.includes(v.impact)).map(v => ({
                 id: v.id, impact: v.impact, help: v.help,
                 nodes: v.nodes.map(n => {
                     const el = n.target.length === 1 ? document.querySelector(String(n.target[0])) : null;
@@ -330,10 +537,12 @@ async def _run_axe(page: Any) -> list[dict[str, Any]]:
                     return {target: n.target.map(String), summary: n.failureSummary || '', box};
                 })
             }));
+            return {violations, colour: [...new Set(colour)].sort()};
         }""",
         list(AXE_IMPACTS),
+        only,
     )
-    return found
+    return _AxeRun(found["violations"], found["colour"])
 
 
 def screenshots(html: Path, shots_dir: Path, *, chrome: Chrome | None = None) -> list[Path]:
@@ -341,13 +550,8 @@ def screenshots(html: Path, shots_dir: Path, *, chrome: Chrome | None = None) ->
     own = chrome is None
     browser = chrome or Chrome()
     try:
-        out = []
-        for width in WIDTHS:
-            for theme in THEMES:
-                path = shots_dir / f"{theme}-{width}.png"
-                browser.measure(html, theme, width, screenshot=path, probe=False, axe=False)
-                out.append(path)
-        return out
+        taken = browser.measure_layouts(html, shots_dir=shots_dir, probe=False, axe=False)
+        return [m.screenshot for m in taken if m.screenshot is not None]
     finally:
         if own:
             browser.close()

@@ -6,11 +6,13 @@ Hands back a `SimResults` (`pipeline.artifacts.sim`, which also stores it under
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from pipeline.artifacts.sim import SimResults
 from pipeline.errors import SimulationFailed
 from pipeline.plan.model import Plan
+from pipeline.simulate.cache import CacheStats, cached, preset_key, sweep_key
 
 
 def scenario_catalogue() -> dict[str, str]:
@@ -35,9 +37,13 @@ def needed_presets(plan: Plan) -> list[str]:
     return sorted(names)
 
 
-def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
-    """Run the presets the plan needs and the ruler sweep; save them under `out_dir` if given.
-    A simulator error becomes `SimulationFailed` naming what was being run."""
+def run_sim(
+    plan: Plan, out_dir: Path | None = None, *, stats: CacheStats | None = None
+) -> SimResults:
+    """Run the presets the plan needs and the ruler sweep, each read from the cache when the
+    same workload ran before on the same simulator (`pipeline.simulate.cache`); save them under
+    `out_dir` if given. `stats` counts cache hits and simulations. A simulator error becomes
+    `SimulationFailed` naming what was being run."""
     from sim.errors import SimError
     from sim.presets.scenarios import run_preset
     from sim.presets.sweep import sweep
@@ -46,9 +52,10 @@ def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
     try:
         traces = {}
         for running in needed_presets(plan):
-            traces[running] = run_preset(running, detail=True)
+            run = functools.partial(run_preset, running, detail=True)
+            traces[running] = cached(preset_key(running), run, stats)
         running = "the ruler's sweep"
-        results = SimResults(traces, sweep())
+        results = SimResults(traces, cached(sweep_key(), sweep, stats))
     except SimError as err:
         raise SimulationFailed(f"the simulator could not run {running}: {err}") from None
     if out_dir is not None:
