@@ -17,6 +17,7 @@ import asyncio
 import base64
 import os
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
@@ -44,6 +45,7 @@ async def _floor(html: Path, shots: Path) -> float:
         executablePath=str(find_chrome()),
         headless=True,
         args=[*CHROME_FLAGS, f"--user-data-dir={profile}"],
+        autoClose=False,
         handleSIGINT=False,
         handleSIGTERM=False,
         handleSIGHUP=False,
@@ -76,6 +78,7 @@ async def _floor(html: Path, shots: Path) -> float:
                 await page.close()
     finally:
         await browser.close()
+        shutil.rmtree(profile, ignore_errors=True)
     return time.perf_counter() - started
 
 
