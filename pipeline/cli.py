@@ -61,16 +61,40 @@ def cmd_build(args: argparse.Namespace) -> int:
     build = _prepare(args)
     build.on_stage = _stage_printer(console)
     summary = run_build(build, until=args.until, allow_private=args.allow_private)
+    timings = _timings(build) if getattr(args, "timings", False) else None
+    if timings is not None:
+        summary["timings"] = timings
     if args.json:
         _print_json(summary)
     else:
         _print_build_summary(console, build, summary)
+        if timings is not None:
+            _print_timings(console, timings)
     if summary.get("check_ok") is False:
         raise BuildProblems(
             f"the browser check found {summary['problems']} problem(s): see "
             f"{build.dir / 'check.json'} and the magenta outlines in {build.dir / 'shots'}"
         )
     return 0
+
+
+def _timings(build: Any) -> dict[str, Any]:
+    """Each stage's seconds, and the check's phases when the check ran in this build."""
+    from pipeline.check.timing import TIMINGS_FILE, load_timings
+
+    stages = {r.name: round(r.seconds, 3) for r in build.records if r.ran}
+    check = load_timings(build.dir / TIMINGS_FILE) if "check" in stages else None
+    return {"stages": stages, "check": check}
+
+
+def _print_timings(console: Any, timings: dict[str, Any]) -> None:
+    from pipeline.check.timing import format_timings
+
+    stages = timings["stages"]
+    console.print("stage times: " + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
+    if timings["check"] is not None:
+        for line in format_timings(timings["check"]):
+            console.print(_shown(line))
 
 
 def _print_build_summary(console: Any, build: Any, summary: dict[str, Any]) -> None:

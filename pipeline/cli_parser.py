@@ -91,6 +91,15 @@ def _add_build(sub: Subparsers) -> None:
     )
     _force(p)
     _allow_private(p, "let the link check reach private/loopback addresses (tests)")
+    _timings(p)
+
+
+def _timings(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--timings",
+        action="store_true",
+        help="print each stage's time and where the browser check spent its time",
+    )
 
 
 def _add_plan_commands(sub: Subparsers) -> None:
@@ -138,6 +147,7 @@ def _add_page_commands(sub: Subparsers) -> None:
         p = _command(sub, name, text)
         _force(p)
         _allow_private(p, argparse.SUPPRESS)
+        _timings(p)
 
 
 def _add_publish(sub: Subparsers) -> None:

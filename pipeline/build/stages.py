@@ -332,6 +332,7 @@ def stage_check(
 ) -> CheckReport:
     from pipeline.check.measurement import THEMES, WIDTHS, shot_name
     from pipeline.check.run import check_and_fix
+    from pipeline.check.timing import TIMINGS_FILE, PhaseTimer
     from pipeline.render.page import render_page
 
     html = build.dir / "index.html"
@@ -350,7 +351,9 @@ def stage_check(
         )
 
     def run() -> str:
-        report = check_and_fix(render, html, build.dir, lang=plan.lang)
+        timer = PhaseTimer()
+        report = check_and_fix(render, html, build.dir, lang=plan.lang, timer=timer)
+        timer.save(build.dir / TIMINGS_FILE)  # `--timings` prints it
         return "clean" if report.ok else f"{len(report.problems)} problem(s)"
 
     build.stage("check", [sha256_file(html)], [report_path, *shots], run)

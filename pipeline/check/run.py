@@ -15,8 +15,9 @@ from PIL import Image, ImageDraw
 from pipeline.artifacts.check import CheckReport, Overrides, Problem, write_check_report
 from pipeline.atomic import write_atomic
 from pipeline.check.browser import Chrome
-from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
+from pipeline.check.measurement import Measurement, shot_name
 from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, all_problems
+from pipeline.check.timing import PhaseTimer
 
 MAGENTA = (255, 0, 255)
 OUTLINE_PX = 3
@@ -26,29 +27,34 @@ Renderer = Callable[[Overrides], str]
 
 
 def check_page(
-    html: Path, out_dir: Path, *, lang: str = "zh", chrome: Chrome | None = None
+    html: Path,
+    out_dir: Path,
+    *,
+    lang: str = "zh",
+    chrome: Chrome | None = None,
+    timer: PhaseTimer | None = None,
 ) -> CheckReport:
     """Check `html` in both themes at 1280 and 390 px; write `out_dir/check.json` and
-    `out_dir/shots/`. `chrome` reuses a running browser (else one is started and closed)."""
+    `out_dir/shots/`. `chrome` reuses a running browser (else one is started and closed);
+    `timer` collects where the time went."""
+    timer = timer if timer is not None else PhaseTimer()
     shots_dir = out_dir / "shots"
     if shots_dir.exists():
         shutil.rmtree(shots_dir)  # stale annotated copies from an earlier run would mislead
     shots_dir.mkdir(parents=True)
     own = chrome is None
     browser = chrome or Chrome()
-    measurements: list[Measurement] = []
     try:
-        for width in WIDTHS:
-            for theme in THEMES:
-                shot = shots_dir / shot_name(theme, width)
-                measurements.append(browser.measure(html, theme, width, screenshot=shot))
+        measurements = browser.measure_layouts(html, shots_dir=shots_dir, timer=timer)
     finally:
         if own:
             browser.close()
-    report = _report(measurements, lang)
+    with timer.phase("rules"):
+        report = _report(measurements, lang)
     report.shots = [f"shots/{shot_name(m.theme, m.width)}" for m in measurements]
-    for m in measurements:
-        _annotate(m, [p for p in report.problems if _belongs(p, m)], shots_dir)
+    with timer.phase("annotate"):
+        for m in measurements:
+            _annotate(m, [p for p in report.problems if _belongs(p, m)], shots_dir)
     write_check_report(report, out_dir / "check.json")
     return report
 
@@ -109,7 +115,8 @@ def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:
             )
         x, y = problem.boxes[0][0], problem.boxes[0][1]
         draw.text((x, max(0, y - 14)), problem.rule, fill=MAGENTA)
-    image.save(shots_dir / f"annotated-{m.theme}-{m.width}.png")
+    # zlib's fastest level: a 15,000 px page otherwise takes seconds to save.
+    image.save(shots_dir / f"annotated-{m.theme}-{m.width}.png", compress_level=1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,19 +193,23 @@ def check_and_fix(
     lang: str,
     max_rounds: int = 3,
     chrome: Chrome | None = None,
+    timer: PhaseTimer | None = None,
 ) -> CheckReport:
     """Render with no overrides, check, and while fixable layout problems remain (and at most
-    `max_rounds` re-renders), re-render with the accumulated overrides and check again.
-    The final report lists what was fixed and every problem that remains."""
+    `max_rounds` re-renders), re-render with the accumulated overrides and check again, in the
+    same browser. The final report lists what was fixed and every problem that remains."""
+    timer = timer if timer is not None else PhaseTimer()
     own = chrome is None
     browser = chrome or Chrome()
     overrides: Overrides = {}
     try:
         rounds = 0
         while True:
-            write_atomic(html, render(overrides))
-            report = check_page(html, out_dir, lang=lang, chrome=browser)
+            with timer.phase("render"):
+                write_atomic(html, render(overrides))
+            report = check_page(html, out_dir, lang=lang, chrome=browser, timer=timer)
             rounds += 1
+            timer.rounds = rounds
             following = next_overrides(report, overrides)
             if not following or rounds > max_rounds:
                 break

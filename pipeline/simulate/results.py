@@ -19,6 +19,7 @@ from typing import Any
 from pipeline.artifacts.sim import SimResults, trace_key
 from pipeline.errors import SimulationFailed
 from pipeline.plan.model import Panel, Plan
+from pipeline.simulate.cache import CacheStats, cached, sweep_key, workload_key
 
 RUN_CACHE_SIZE = 256
 
@@ -84,33 +85,64 @@ def runs_key(plan: Plan) -> list[str]:
     return out
 
 
+def run_workload_json(run: Run) -> dict[str, Any]:
+    """The workload of one run: the preset with the run's knobs applied."""
+    from sim.presets.knobs import apply_knobs
+    from sim.presets.scenarios import preset_workload
+
+    return dict(
+        apply_knobs(run.scenario, run.variant, preset_workload(run.preset), dict(run.knobs))
+    )
+
+
 @lru_cache(maxsize=RUN_CACHE_SIZE)
 def _cached_run(run: Run) -> str:
     from sim.presets.scenarios import run_preset
 
-    return json.dumps(run_preset(run.preset, detail=True, knobs=dict(run.knobs)))
+    def simulate() -> Any:
+        return run_preset(run.preset, detail=True, knobs=dict(run.knobs))
+
+    key = workload_key(f"preset:{run.scenario}", run_workload_json(run))
+    return json.dumps(cached(key, simulate, _STATS[-1] if _STATS else None))
 
 
-def run_trace(run: Run) -> dict[str, Any]:
-    """The trace of one run (`SimError` if the simulator refuses it), cached by content."""
-    return dict(json.loads(_cached_run(run)))
+# The stats of the run_sim in progress (the in-process cache above answers without touching it).
+_STATS: list[CacheStats | None] = []
+
+
+def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
+    """The trace of one run (`SimError` if the simulator refuses it), cached by content: in
+    this process, and on disk across builds (`pipeline.simulate.cache`)."""
+    _STATS.append(stats)
+    try:
+        return dict(json.loads(_cached_run(run)))
+    finally:
+        _STATS.pop()
 
 
 @cache
 def _cached_sweep() -> str:
     from sim.presets.sweep import sweep
 
-    return json.dumps(sweep())
+    return json.dumps(cached(sweep_key(), sweep, _STATS[-1] if _STATS else None))
 
 
-def sweep_json() -> dict[str, Any]:
-    """The ruler's sweep, run once per process."""
-    return copy.deepcopy(dict(json.loads(_cached_sweep())))
+def sweep_json(stats: CacheStats | None = None) -> dict[str, Any]:
+    """The ruler's sweep, run once per process (and read from the disk cache across builds)."""
+    _STATS.append(stats)
+    try:
+        return copy.deepcopy(dict(json.loads(_cached_sweep())))
+    finally:
+        _STATS.pop()
 
 
-def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
-    """Run the presets the plan needs and the ruler sweep; save them under `out_dir` if given.
-    A simulator error becomes `SimulationFailed` naming what was being run."""
+def run_sim(
+    plan: Plan, out_dir: Path | None = None, *, stats: CacheStats | None = None
+) -> SimResults:
+    """Run the presets the plan needs and the ruler sweep, each read from the cache when the
+    same workload ran before on the same simulator (`pipeline.simulate.cache`); save them under
+    `out_dir` if given. `stats` counts cache hits and simulations. A simulator error becomes
+    `SimulationFailed` naming what was being run."""
     from sim.errors import SimError
 
     running = "the ruler's sweep"
@@ -118,9 +150,9 @@ def run_sim(plan: Plan, out_dir: Path | None = None) -> SimResults:
         traces = {}
         for run in needed_runs(plan):
             running = run.key
-            traces[run.key] = run_trace(run)
+            traces[run.key] = run_trace(run, stats)
         running = "the ruler's sweep"
-        results = SimResults(traces, sweep_json())
+        results = SimResults(traces, sweep_json(stats))
     except SimError as err:
         raise SimulationFailed(f"the simulator could not run {running}: {err}") from None
     if out_dir is not None:
