@@ -40,9 +40,13 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "first": "{who} computes its last {n} prompt tokens and emits its first token",
         "recompute": "{who} recomputes {n} tokens, then writes on",
         "stalled": "{who} get no tokens this step and wait",
-        "waiting": "{who} still waits in the queue",
-        "preempted": "{who} is preempted and loses its KV blocks",
-        "finished": "{who} finishes and frees its KV blocks",
+        "stalled_one": "{who} gets no tokens this step and waits",
+        "waiting": "{who} still wait in the queue",
+        "waiting_one": "{who} still waits in the queue",
+        "preempted": "{who} are preempted and lose their KV blocks",
+        "preempted_one": "{who} is preempted and loses its KV blocks",
+        "finished": "{who} finish and free their KV blocks",
+        "finished_one": "{who} finishes and frees its KV blocks",
         "idle": "nobody is scheduled this step",
         "verify": "{who} verifies {k} drafts, accepts {a} and writes {n} tokens",
         "verify_one": "{who} verifies {k} drafts, accepts {a} and writes 1 token",
@@ -112,6 +116,11 @@ class CompareRow:
     with_: str
 
 
+def _for_group(words: Mapping[str, str], key: str, ids: Sequence[str]) -> str:
+    """The sentence for one request (`key_one`, where the language has it) or for several."""
+    return words.get(f"{key}_one", words[key]) if len(ids) == 1 else words[key]
+
+
 def _who(ids: Sequence[str], lang: str) -> str:
     return SENTENCES[lang]["sep"].join(ids)
 
@@ -157,13 +166,13 @@ def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
             parts.append(_counted(words, key, n).format(who=rid, n=n))
         stalled = [r for r in step.running if r not in scheduled]
         if stalled:
-            parts.append(words["stalled"].format(who=_who(stalled, lang)))
+            parts.append(_for_group(words, "stalled", stalled).format(who=_who(stalled, lang)))
         if step.preempted:
-            parts.append(words["preempted"].format(who=_who(step.preempted, lang)))
+            parts.append(_for_group(words, "preempted", step.preempted).format(who=_who(step.preempted, lang)))
         if step.waiting:
-            parts.append(words["waiting"].format(who=_who(step.waiting, lang)))
+            parts.append(_for_group(words, "waiting", step.waiting).format(who=_who(step.waiting, lang)))
         if step.finished:
-            parts.append(words["finished"].format(who=_who(step.finished, lang)))
+            parts.append(_for_group(words, "finished", step.finished).format(who=_who(step.finished, lang)))
         moves: dict[str, list[str]] = {}  # transfer time -> whose KV took it
         for rid in step.handoff:
             moved = trace.requests[rid].transfer if rid in trace.requests else None
