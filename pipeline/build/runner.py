@@ -14,16 +14,14 @@ from pipeline.artifacts.review import REVIEW_FILE, ReviewReport
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.build import STAGES
+from pipeline.build.page_stages import stage_check, stage_render, stage_review
 from pipeline.build.stages import (
     apply_config,
     extract_with_llm,
     shipped_plan_path,
-    stage_check,
     stage_ingest,
     stage_links,
     stage_plan,
-    stage_render,
-    stage_review,
     stage_sim,
 )
 from pipeline.build.state import Build, build_lock, inputs_hash
@@ -62,6 +60,7 @@ def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, A
     build.save_state()
     if stop >= 5:
         report = stage_check(build, plan, corpus, sim, links)
+        stage_render(build, plan, corpus, sim, links)  # with the check's fixes (skipped if none)
         summary["check_ok"] = report.ok
         summary["problems"] = len(report.problems)
     if stop >= 6:

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pipeline.artifacts.check import CheckReport, load_check_report
 from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
@@ -25,7 +24,6 @@ from pipeline.build.state import (
     sha256_bytes,
     sha256_file,
     source_tree_hash,
-    tree_hash,
 )
 from pipeline.config import PageConfig
 from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
@@ -281,119 +279,3 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
     return SimResults.load(sim_dir)
 
 
-def build_info(build: Build) -> dict[str, str]:
-    """What the footer says about the build: deterministic (no clock), so rebuilds are identical."""
-    from pipeline import __version__
-
-    return {"tool": f"tujie {__version__}", "code": build.code[:12], "source": build.src.name}
-
-
-def stage_render(build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: LinkReport | None) -> Path:
-    from pipeline.draw.layout import FitError
-    from pipeline.render.page import render_page
-
-    path = build.dir / "index.html"
-    key = [
-        dump_plan(plan),
-        corpus.model_dump_json(),
-        sim_key(build),
-        links_key(links),
-        build.config.model_dump_json(),
-    ]
-
-    def run() -> str:
-        try:
-            html = render_page(
-                plan, corpus, build.config, sim, links, build_info=build_info(build)
-            )
-        except FitError as err:
-            # A text the layout cannot place is the plan's to fix: name the file a human edits.
-            raise PlanError(plan_origin(build), [Violation("(layout)", str(err))]) from None
-        write_atomic(path, html)
-        return f"{len(html.encode()) // 1024} KB"
-
-    build.stage("render", key, [path], run)
-    return path
-
-
-def sim_key(build: Build) -> str:
-    files = sorted((build.dir / "sim").glob("*.json"))
-    return tree_hash(files, build.dir) if files else "-"
-
-
-def links_key(links: LinkReport | None) -> str:
-    if links is None:
-        return "-"
-    return json.dumps([(r.url, r.status) for r in links.results], sort_keys=True)
-
-
-def stage_check(
-    build: Build, plan: Plan, corpus: Corpus, sim: SimResults, links: LinkReport | None
-) -> CheckReport:
-    from pipeline.check.measurement import THEMES, WIDTHS, shot_name
-    from pipeline.check.run import check_and_fix
-    from pipeline.check.timing import TIMINGS_FILE, PhaseTimer
-    from pipeline.render.page import render_page
-
-    html = build.dir / "index.html"
-    report_path = build.dir / "check.json"
-    shots = [build.dir / "shots" / shot_name(t, w) for t in THEMES for w in WIDTHS]
-
-    def render(overrides: dict[str, dict[str, Any]]) -> str:
-        return render_page(
-            plan,
-            corpus,
-            build.config,
-            sim,
-            links,
-            overrides=overrides,
-            build_info=build_info(build),
-        )
-
-    def run() -> str:
-        timer = PhaseTimer()
-        report = check_and_fix(render, html, build.dir, lang=plan.lang, timer=timer)
-        timer.save(build.dir / TIMINGS_FILE)  # `--timings` prints it
-        return "clean" if report.ok else f"{len(report.problems)} problem(s)"
-
-    build.stage("check", [sha256_file(html)], [report_path, *shots], run)
-    return load_check_report(report_path)
-
-
-def stage_review(build: Build) -> Path:
-    from pipeline.artifacts.review import REVIEW_FILE, page_fingerprint
-    from pipeline.review.page import write_review
-
-    site_dir = build.out_root / "site" / build.name
-    path = build.dir / "review.html"
-    published = (site_dir / "index.html").is_file()
-    command = publish_command(build)
-    key = [
-        page_fingerprint(build.dir),
-        sim_key(build),
-        page_fingerprint(site_dir) if published else "-",
-        # the published page's numbers, as its review recorded them
-        sha256_file(site_dir / REVIEW_FILE) if (site_dir / REVIEW_FILE).is_file() else "-",
-        command,
-    ]
-
-    def run() -> str:
-        from pipeline.artifacts.review import ReviewReport
-
-        write_review(build.dir, site_dir, publish_command=command)
-        return ReviewReport.load(build.dir / REVIEW_FILE).summary.split(";")[0]
-
-    build.stage("review", key, [path, build.dir / REVIEW_FILE], run)
-    return path
-
-
-def publish_command(build: Build) -> str:
-    """How the review tells this build to be published: `make publish` (with the folder when it
-    is not the default example)."""
-    import shlex
-
-    from pipeline.cli_parser import DEFAULT_SRC
-
-    if build.src.resolve() == Path(DEFAULT_SRC).resolve():
-        return "make publish"
-    return f"make publish SRC={shlex.quote(str(build.src))}"
