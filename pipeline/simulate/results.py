@@ -9,10 +9,9 @@ validator, the repair loop and the stage can ask for the same runs without payin
 
 from __future__ import annotations
 
-import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -95,45 +94,50 @@ def run_workload_json(run: Run) -> dict[str, Any]:
     )
 
 
-@lru_cache(maxsize=RUN_CACHE_SIZE)
-def _cached_run(run: Run) -> str:
-    from sim.presets.scenarios import run_preset
-
-    def simulate() -> Any:
-        return run_preset(run.preset, detail=True, knobs=dict(run.knobs))
-
-    key = workload_key(f"preset:{run.scenario}", run_workload_json(run))
-    return json.dumps(cached(key, simulate, _STATS[-1] if _STATS else None))
+# Results already read or simulated in this process, as JSON text by run (or "sweep"): the
+# validator, the repair loop and the stage ask for the same runs. Later processes are served by
+# the disk cache (`pipeline.simulate.cache`), keyed by the workload's content.
+_MEMO: dict[Run | str, str] = {}
+SWEEP = "sweep"
 
 
-# The stats of the run_sim in progress (the in-process cache above answers without touching it).
-_STATS: list[CacheStats | None] = []
+def _remembered(
+    name: Run | str, key: Callable[[], str], compute: Callable[[], Any], stats: CacheStats | None
+) -> Any:
+    text = _MEMO.get(name)
+    if text is None:
+        text = json.dumps(cached(key(), compute, stats))
+        if len(_MEMO) >= RUN_CACHE_SIZE:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[name] = text
+    return json.loads(text)
+
+
+def forget_runs() -> None:
+    """Drop what this process remembers (the disk cache stays)."""
+    _MEMO.clear()
 
 
 def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
     """The trace of one run (`SimError` if the simulator refuses it), cached by content: in
-    this process, and on disk across builds (`pipeline.simulate.cache`)."""
-    _STATS.append(stats)
-    try:
-        return dict(json.loads(_cached_run(run)))
-    finally:
-        _STATS.pop()
+    this process, and on disk across builds."""
+    from sim.presets.scenarios import run_preset
 
-
-@cache
-def _cached_sweep() -> str:
-    from sim.presets.sweep import sweep
-
-    return json.dumps(cached(sweep_key(), sweep, _STATS[-1] if _STATS else None))
+    return dict(
+        _remembered(
+            run,
+            lambda: workload_key(f"preset:{run.scenario}", run_workload_json(run)),
+            lambda: run_preset(run.preset, detail=True, knobs=dict(run.knobs)),
+            stats,
+        )
+    )
 
 
 def sweep_json(stats: CacheStats | None = None) -> dict[str, Any]:
     """The ruler's sweep, run once per process (and read from the disk cache across builds)."""
-    _STATS.append(stats)
-    try:
-        return copy.deepcopy(dict(json.loads(_cached_sweep())))
-    finally:
-        _STATS.pop()
+    from sim.presets.sweep import sweep
+
+    return dict(_remembered(SWEEP, sweep_key, sweep, stats))
 
 
 def run_sim(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,8 +33,7 @@ def sim_stage(out: Path, cache: Path) -> Path:
 
 
 def forget_this_process() -> None:
-    sim_results._cached_run.cache_clear()
-    sim_results._cached_sweep.cache_clear()
+    sim_results.forget_runs()
 
 
 def entries(cache: Path) -> dict[str, int]:
@@ -84,5 +84,7 @@ def test_a_changed_workload_misses_the_cache(
 
 
 @pytest.fixture(autouse=True)
-def _fresh_process_cache() -> None:
+def _fresh_process_cache() -> Iterator[None]:
     forget_this_process()
+    yield
+    forget_this_process()  # the monkeypatched preset's trace must not outlive the test
