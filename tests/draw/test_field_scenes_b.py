@@ -15,14 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.artifacts.sim import trace_values
-from pipeline.artifacts.trace import TraceView
 from pipeline.draw import FitError, draw_panel
 from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX
 from pipeline.errors import InputError
 from pipeline.plan.model import Panel
 from pipeline.simulate.showcase import sample_concept
-from sim.presets.scenarios import run_preset
-from tests.draw.test_draw import _check_golden
+from tests.draw.test_draw import _check_golden, _panel_svg
+from tests.draw.test_field_scenes import raw, view
 from tests.draw.test_layout_props import _concept, _text, assert_clean, inherited
 
 NS = "{http://www.w3.org/2000/svg}"
@@ -30,36 +29,18 @@ CASES = [("slo", "goodput"), ("streaming", "streaming"), ("sampling", "parallel_
          ("load_curve", "load_curve")]
 VARIANTS = ("without", "with")
 NUMBER = re.compile(r"(?<![A-Za-z\d.])\d+(?:\.\d+)?")  # "p99" is a name
-_JSON: dict[str, dict[str, Any]] = {}
-
-
-def _json(name: str) -> dict[str, Any]:
-    if name not in _JSON:
-        _JSON[name] = run_preset(name, detail=True)
-    return _JSON[name]
-
-
-def _trace(name: str) -> TraceView:
-    return TraceView.from_json(_json(name))
-
-
-def _svg(scene: str, scenario: str, variant: str, lang: str = "zh") -> str:
-    concept = sample_concept(scenario, scene, lang)
-    panel = concept.trouble if variant == "without" else concept.fix
-    side = "trouble" if variant == "without" else "fix"
-    trace = _trace(f"{scenario}/{variant}")
-    return draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)  # type: ignore[arg-type]
+_json, _trace = raw, view  # the same per-session preset runs as part A's scene tests
 
 
 @pytest.mark.parametrize("scene,scenario", CASES)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_new_scene_matches_golden(scene: str, scenario: str, variant: str) -> None:
-    _check_golden(f"{scene}--{scenario}--{variant}", _svg(scene, scenario, variant))
+    _check_golden(f"{scene}--{scenario}--{variant}", _panel_svg(scene, scenario, variant))
 
 
 @pytest.mark.parametrize("scene,scenario", CASES)
 def test_new_scene_is_deterministic(scene: str, scenario: str) -> None:
-    assert _svg(scene, scenario, "with", "en") == _svg(scene, scenario, "with", "en")
+    assert _panel_svg(scene, scenario, "with", "en") == _panel_svg(scene, scenario, "with", "en")
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -70,7 +51,7 @@ def test_new_scene_words_read_on_a_phone_and_never_touch(scene: str, scenario: s
     boxes overlap and none leaves the inset."""
     scale = PHONE_PANEL_PX / 400
     for variant in VARIANTS:
-        svg = _svg(scene, scenario, variant, lang)
+        svg = _panel_svg(scene, scenario, variant, lang)
         assert_clean(svg)
         root = ET.fromstring(svg)
         parents = {c: p for p in root.iter() for c in p}
@@ -118,7 +99,7 @@ def test_every_number_in_a_new_scene_is_a_trace_number(scene: str, scenario: str
     for variant in VARIANTS:
         data = _json(f"{scenario}/{variant}")
         pool = list(_numbers(data))
-        root = ET.fromstring(_svg(scene, scenario, variant, lang))
+        root = ET.fromstring(_panel_svg(scene, scenario, variant, lang))
         seen = 0
         for t in root.iter(f"{NS}text"):
             if t.get("data-role") in ("axis", "name", "tag"):
@@ -132,7 +113,7 @@ def test_every_number_in_a_new_scene_is_a_trace_number(scene: str, scenario: str
 def test_slo_marks_each_verdict_as_the_trace_judged() -> None:
     for variant, misses in (("without", 2), ("with", 1)):
         trace = _trace(f"goodput/{variant}")
-        words = _words(_svg("slo", "goodput", variant, "en"))
+        words = _words(_panel_svg("slo", "goodput", variant, "en"))
         good = sum(1 for r in trace.requests.values() if r.meets_slo)
         assert len(trace.requests) - good == misses
         assert f"({good} of 4 meet)" in words
@@ -143,23 +124,23 @@ def test_slo_marks_each_verdict_as_the_trace_judged() -> None:
 def test_streaming_waits_are_ttft_or_e2el() -> None:
     for variant, field in (("without", "e2el"), ("with", "ttft")):
         trace = _trace(f"streaming/{variant}")
-        words = _words(_svg("streaming", "streaming", variant, "en"))
+        words = _words(_panel_svg("streaming", "streaming", variant, "en"))
         for req in trace.requests.values():
             assert f"wait {getattr(req, field):g}" in words
 
 
 def test_sampling_draws_shared_blocks_once_with_their_count() -> None:
-    without = _words(_svg("sampling", "parallel_sampling", "without", "en"))
-    with_ = _words(_svg("sampling", "parallel_sampling", "with", "en"))
+    without = _words(_panel_svg("sampling", "parallel_sampling", "without", "en"))
+    with_ = _words(_panel_svg("sampling", "parallel_sampling", "with", "en"))
     assert "×" not in without and "reuses" not in without
     assert "shared ×3" in with_ and with_.count("reuses 8") == 2
-    svg = _svg("sampling", "parallel_sampling", "with", "en")
+    svg = _panel_svg("sampling", "parallel_sampling", "with", "en")
     assert svg.count('stroke="var(--stored)"') >= 1
 
 
 def test_load_curve_inks_its_own_policy() -> None:
     for variant, slots in (("without", "2 slots"), ("with", "4 slots")):
-        root = ET.fromstring(_svg("load_curve", "load_curve", variant, "en"))
+        root = ET.fromstring(_panel_svg("load_curve", "load_curve", variant, "en"))
         texts = [("".join(t.itertext())) for t in root.iter(f"{NS}text")]
         knee = _trace(f"load_curve/{variant}").figures[f"{variant}_knee"]
         assert f"knee {knee:g}" in texts
