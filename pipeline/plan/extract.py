@@ -23,7 +23,7 @@ from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
 from pipeline.plan.model import Meta, Panel, Plan
 from pipeline.plan.notes import NOTES_TOOL, notes_corpus
-from pipeline.plan.pricing import estimate_cost, usage_dict
+from pipeline.plan.pricing import estimate_cost, tokens_and_cost, usage_dict
 from pipeline.plan.prompting import corpus_hash, plan_tool_schema, render_prompt
 from pipeline.plan.session import PLAN_MAX_TOKENS, PLAN_MAX_TOKENS_CAP, Session, Truncated
 
@@ -158,18 +158,10 @@ def run_extraction(
 
 def format_usage(result: ExtractResult) -> str:
     """One line: tokens by kind and the estimated cost."""
-    u = result.usage
-    cost = (
-        f"est. cost ${result.cost_usd:.4f}"
-        if result.price_known
-        else (f"cost unknown ({result.model} is not in pipeline/plan/pricing.json)")
-    )
     source = " — answered from the cache, no API call" if result.cached else ""
     return (
-        f"LLM {result.model}, {result.path} path, {result.attempts} attempt(s), {u.calls} call(s): "
-        f"input {u.input_tokens:,} · output {u.output_tokens:,} · cache write "
-        f"{u.cache_creation_input_tokens:,} · cache read {u.cache_read_input_tokens:,} tokens · "
-        f"{cost}{source}"
+        f"LLM {result.model}, {result.path} path, {result.attempts} attempt(s), "
+        f"{result.usage.calls} call(s): {tokens_and_cost(result.model, result.usage)}{source}"
     )
 
 

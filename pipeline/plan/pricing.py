@@ -48,12 +48,21 @@ def usage_dict(usage: LLMUsage, cost: float) -> dict[str, float]:
     }
 
 
+def tokens_and_cost(model: str, usage: LLMUsage) -> str:
+    """Tokens by kind and the estimated cost, as the terminal shows them."""
+    cost, known = estimate_cost(model, usage)
+    money = (
+        f"est. cost ${cost:.4f}"
+        if known
+        else f"cost unknown ({model} is not in pipeline/plan/pricing.json)"
+    )
+    return (
+        f"input {usage.input_tokens:,} · output {usage.output_tokens:,} · cache write "
+        f"{usage.cache_creation_input_tokens:,} · cache read {usage.cache_read_input_tokens:,} "
+        f"tokens · {money}"
+    )
+
+
 def spend_line(model: str, usage: LLMUsage) -> str:
     """One line saying what a (possibly failed) extraction spent, for the terminal."""
-    cost, known = estimate_cost(model, usage)
-    money = f"est. cost ${cost:.4f}" if known else f"cost unknown ({model} is not in pricing.json)"
-    return (
-        f"spent: {usage.calls} call(s) to {model or 'the model'}: input {usage.input_tokens:,} · "
-        f"output {usage.output_tokens:,} · cache write {usage.cache_creation_input_tokens:,} · "
-        f"cache read {usage.cache_read_input_tokens:,} tokens · {money}"
-    )
+    return f"spent: {usage.calls} call(s) to {model or 'the model'}: {tokens_and_cost(model, usage)}"
