@@ -132,7 +132,8 @@ def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: float | None,
         _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
     elif kind == "worse":
         _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
-    cv.layout.place(f"{pct:+.0f}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
+    # round() first: a small negative change reads "+0%", never "-0%"
+    cv.layout.place(f"{round(pct):+d}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
                     anchor="start", floor=None)
 
 
