@@ -19,6 +19,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
+from pipeline.check.bands import BandStore
 from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
 from pipeline.check.page_measure import (
     NAVIGATION_TIMEOUT_MS,
@@ -29,6 +30,7 @@ from pipeline.check.page_measure import (
     watch_console,
     watch_network,
 )
+from pipeline.check.platform_fonts import FontAnswers
 from pipeline.check.timing import PhaseTimer
 from pipeline.errors import EnvironmentMissing
 
@@ -195,11 +197,16 @@ class Chrome:
         screenshot: Path | None = None,
         probe: bool = True,
         axe: bool = True,
+        store: BandStore | None = None,
+        timer: PhaseTimer | None = None,
     ) -> Measurement:
-        """Load `html` in `theme` at `width` px and collect everything (see `Measurement`).
+        """Load `html` in `theme` at `width` px and collect everything (see `Measurement`);
+        the screenshot's unchanged bands come from `store` (default: the cache's).
         A crash or hang restarts Chromium with a fresh profile once, then gives up clearly."""
-        job = PageJob(html, theme, width, screenshot, probe, axe)
-        return self._retrying(html, f"{theme}, {width}px", lambda timer: [job], PhaseTimer())[0]
+        job = PageJob(html, theme, width, screenshot, probe, axe, store=store)
+        return self._retrying(
+            html, f"{theme}, {width}px", lambda timer: [job], timer or PhaseTimer()
+        )[0]
 
     def measure_layouts(
         self,
@@ -215,12 +222,15 @@ class Chrome:
 
         def jobs(timer: PhaseTimer) -> list[PageJob]:
             out: list[PageJob] = []
+            answers = FontAnswers()  # every page loads the same file: fonts asked once
             for width in WIDTHS:
                 pair = ThemePair() if axe and probe else None
                 for theme in THEMES:
                     shot = shots_dir / shot_name(theme, width) if shots_dir is not None else None
                     first = theme == THEMES[0]
-                    out.append(PageJob(html, theme, width, shot, probe, axe, pair, first))
+                    job = PageJob(html, theme, width, shot, probe, axe, pair, first)
+                    job.font_answers = answers
+                    out.append(job)
             return out
 
         return self._retrying(html, "every theme and width", jobs, timer or PhaseTimer())

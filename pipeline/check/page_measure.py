@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import npm
+from pipeline.check.bands import (
+    FAST_PNG,
+    HASH_JS,
+    BandStore,
+    banded_screenshot,
+    platform_fonts_fingerprint,
+)
 from pipeline.check.measurement import Measurement
+from pipeline.check.platform_fonts import FontAnswers, platform_fonts
 from pipeline.check.timing import PhaseTimer
 from pipeline.errors import EnvironmentMissing
 from pipeline.paths import templates_dir
@@ -21,7 +29,6 @@ from pipeline.paths import templates_dir
 NAVIGATION_TIMEOUT_MS = 30_000
 VIEWPORT_HEIGHT = 900
 AXE_IMPACTS = ("serious", "critical")
-FAST_PNG = True  # Page.captureScreenshot optimizeForSpeed (see _full_page_screenshot)
 PROBE_FILE = "check_probe.js"
 AXE_PACKAGE = "axe-core"
 LOCAL_SCHEMES = ("data:", "blob:", "about:")
@@ -48,20 +55,9 @@ def axe_source() -> str:
 # findings, when both themes have the same DOM (`DOM_KEY_JS`, without the theme attribute) and
 # the same boxes and computed properties those rules read (`STYLE_KEY_JS`, only computed when
 # the DOMs agree); otherwise it runs every rule itself.
-_HASH_JS = """const hash = (str, seed) => {  // cyrb53
-    let h1 = 0xdeadbeef ^ seed, h2 = 0x41c6ce57 ^ seed;
-    for (let i = 0; i < str.length; i++) {
-      const c = str.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
-    }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
-  };"""
 DOM_KEY_JS = (
     "() => {\n  "
-    + _HASH_JS
+    + HASH_JS
     + """
   const dom = document.documentElement.outerHTML
     .replace(/^(<html\\b[^>]*?)\\s+data-theme="[^"]*"/, '$1');
@@ -70,7 +66,7 @@ DOM_KEY_JS = (
 )
 STYLE_KEY_JS = (
     "() => {\n  "
-    + _HASH_JS
+    + HASH_JS
     + """
   const props = ['display', 'visibility', 'content-visibility', 'opacity', 'overflow-x',
     'overflow-y', 'clip-path', 'clip', 'font-size', 'font-weight', 'font-style',
@@ -124,6 +120,8 @@ class PageJob:
     axe: bool
     pair: ThemePair | None = None
     first: bool = True
+    store: BandStore | None = None  # where screenshot bands are kept (default: the cache's)
+    font_answers: FontAnswers | None = None  # platform fonts already asked by another page
 
     def fail(self, err: BaseException) -> None:
         """A page that failed must not leave the other theme of its width waiting."""
@@ -165,7 +163,10 @@ async def measure_page(page: Any, job: PageJob, timer: PhaseTimer) -> Measuremen
         with timer.phase("probe"):
             result.probe = await page.evaluate(_probe_source())
         with timer.phase("fonts"):
-            result.fonts = await _platform_fonts(client, result.probe.get("fontTargets", []))
+            targets = result.probe.get("fontTargets", [])
+            result.fonts, asked = await platform_fonts(page, targets, job.font_answers)
+            timer.count("font questions", asked)
+            timer.count("font targets", len(targets))
     same_layout = False
     if job.pair is not None:
         with timer.phase("layout-key"):
@@ -176,7 +177,7 @@ async def measure_page(page: Any, job: PageJob, timer: PhaseTimer) -> Measuremen
             same_layout = await _same_layout(page, job.pair, dom, timer)
     if job.shot is not None:
         with timer.phase("screenshot"):
-            await _full_page_screenshot(client, width, job.shot)
+            await _screenshot(page, job, timer)
         result.screenshot = job.shot
     if job.axe:
         result.axe = await _axe_for(page, job, same_layout, timer)
@@ -259,38 +260,29 @@ def _probe_source() -> str:
     return (templates_dir() / PROBE_FILE).read_text(encoding="utf-8")
 
 
-async def _platform_fonts(
-    client: Any, targets: list[dict[str, Any]]
-) -> dict[str, list[dict[str, Any]]]:
-    """For each probe-tagged element, the fonts Chromium really used (CSS.getPlatformFontsForNode)."""
-    if not targets:
-        return {}
-    await client.send("DOM.enable")
-    await client.send("CSS.enable")
-    root = await client.send("DOM.getDocument", {"depth": 0})
-    root_id = root["root"]["nodeId"]
-    # Every request is sent at once (DevTools answers them in order): one round trip per batch
-    # instead of two per element.
-    found = await asyncio.gather(
-        *(
-            client.send(
-                "DOM.querySelector",
-                {"nodeId": root_id, "selector": f'[data-tujie-probe="{target["probe"]}"]'},
-            )
-            for target in targets
-        )
+async def _screenshot(page: Any, job: PageJob, timer: PhaseTimer) -> None:
+    """The full page as a PNG: in bands reused where unchanged (`pipeline.check.bands`), or,
+    for a page wider than the viewport (broken, and shown whole), in one capture."""
+    assert job.shot is not None
+    client = page._client
+    metrics = await client.send("Page.getLayoutMetrics")
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    if size["width"] > job.width + 0.5:
+        await _full_page_screenshot(client, job.width, job.shot)
+        timer.count("bands captured", 1)
+        timer.count("bands", 1)
+        return
+    context = {
+        "browser": str(await page.browser.version()),
+        "fonts": platform_fonts_fingerprint(),
+        "theme": job.theme,
+        "width": job.width,
+    }
+    stats = await banded_screenshot(
+        page, job.width, VIEWPORT_HEIGHT, job.shot, job.store or BandStore(), context
     )
-    located = [(t, f["nodeId"]) for t, f in zip(targets, found, strict=True) if f.get("nodeId")]
-    used = await asyncio.gather(
-        *(client.send("CSS.getPlatformFontsForNode", {"nodeId": node}) for _t, node in located)
-    )
-    out: dict[str, list[dict[str, Any]]] = {}
-    for (target, _node), fonts in zip(located, used, strict=True):
-        out[target["id"]] = [
-            {"family": f.get("familyName", ""), "glyphs": int(f.get("glyphCount", 0))}
-            for f in fonts.get("fonts", [])
-        ]
-    return out
+    timer.count("bands", stats.bands)
+    timer.count("bands captured", stats.captured)
 
 
 async def _full_page_screenshot(client: Any, width: int, path: Path) -> None:

@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw
 
 from pipeline.artifacts.check import CheckReport, Overrides, Problem, write_check_report
 from pipeline.atomic import write_atomic
+from pipeline.check.bands import BandStore
 from pipeline.check.browser import Chrome
 from pipeline.check.measurement import Measurement, shot_name
 from pipeline.check.rules import CONTENT_RULES, LAYOUT_RULES, all_problems
@@ -49,6 +50,7 @@ def check_page(
     finally:
         if own:
             browser.close()
+    BandStore().prune()
     with timer.phase("rules"):
         report = _report(measurements, lang)
     report.shots = [f"shots/{shot_name(m.theme, m.width)}" for m in measurements]

@@ -24,6 +24,7 @@ class PhaseTimer:
 
     intervals: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     rounds: int = 0
+    counts: dict[str, int] = field(default_factory=dict)  # e.g. screenshot bands captured
     started: float = field(default_factory=time.perf_counter)
 
     @contextmanager
@@ -33,6 +34,9 @@ class PhaseTimer:
             yield
         finally:
             self.intervals.setdefault(name, []).append((start, time.perf_counter()))
+
+    def count(self, name: str, n: int) -> None:
+        self.counts[name] = self.counts.get(name, 0) + n
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per phase: name, busy and summed seconds, how many intervals."""
@@ -51,6 +55,7 @@ class PhaseTimer:
             "wall": round(time.perf_counter() - self.started, 3),
             "rounds": self.rounds,
             "phases": self.rows(),
+            "counts": dict(self.counts),
         }
 
     def save(self, path: Path) -> None:
@@ -74,6 +79,17 @@ def format_timings(data: dict[str, Any]) -> list[str]:
     for row in data["phases"]:
         lines.append(
             f"  {row['phase']:<12}{row['busy']:>8.2f}{row['summed']:>10.2f}{row['count']:>4}"
+        )
+    counts = data.get("counts") or {}
+    if "bands" in counts:
+        lines.append(
+            f"  screenshot bands: {counts.get('bands captured', 0)} captured, "
+            f"{counts['bands'] - counts.get('bands captured', 0)} reused of {counts['bands']}"
+        )
+    if "font targets" in counts:
+        lines.append(
+            f"  platform fonts: {counts.get('font questions', 0)} question(s) for "
+            f"{counts['font targets']} text(s)"
         )
     return lines
 

@@ -1,0 +1,117 @@
+"""One PNG out of horizontal bands compressed independently, joined without re-encoding.
+
+The check keeps each band of a screenshot compressed on its own (`pipeline.check.bands`), so a
+page whose bands mostly did not change is written by concatenating stored bytes instead of
+decoding and re-encoding 20 million pixels. What makes that valid PNG:
+  - a band's first row uses filter 0 (None) and its other rows filter 2 (Up), so no row refers
+    to a row of another band;
+  - each band is a raw deflate stream ended by a sync flush (byte-aligned, not final, and with no
+    back-reference before its own start: every band has its own compressor), so the bands' bytes
+    concatenated, then one empty final block, form one deflate stream;
+  - the zlib trailer's Adler-32 of all the rows is combined from the bands' own checksums
+    (`adler32_combine`, the arithmetic of zlib's function of that name, which Python's zlib
+    module does not expose).
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+ZLIB_HEADER = b"\x78\x01"  # deflate, 32 KiB window, "fastest" level hint
+FINAL_EMPTY_BLOCK = b"\x03\x00"  # a final fixed-Huffman block holding only end-of-block
+ADLER_BASE = 65521
+LEVEL = 1  # zlib's fastest: screenshots are mostly flat colour, the Up filter leaves zeros
+FILTER_NONE, FILTER_UP = 0, 2
+COLOUR_TYPES = {3: 2, 4: 6}  # channels -> PNG colour type (RGB, RGBA)
+_HEADER = struct.Struct(">4sIIBII")  # magic, width, rows, channels, adler, raw length
+MAGIC = b"TJB1"
+
+
+class BandFormatError(ValueError):
+    """Stored band bytes that are not a band this module wrote."""
+
+
+@dataclass(frozen=True)
+class Band:
+    """One compressed band: its size, the Adler-32 and length of its filtered rows, the bytes."""
+
+    width: int
+    rows: int
+    channels: int
+    adler: int
+    raw_length: int
+    data: bytes
+
+    def to_bytes(self) -> bytes:
+        head = _HEADER.pack(
+            MAGIC, self.width, self.rows, self.channels, self.adler, self.raw_length
+        )
+        return head + self.data
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> Band:
+        if len(blob) < _HEADER.size or blob[:4] != MAGIC:
+            raise BandFormatError("not a stored screenshot band")
+        _magic, width, rows, channels, adler, raw = _HEADER.unpack_from(blob)
+        if channels not in COLOUR_TYPES or raw != rows * (width * channels + 1):
+            raise BandFormatError("a stored screenshot band with an impossible size")
+        return cls(width, rows, channels, adler, raw, blob[_HEADER.size :])
+
+
+def compress_band(pixels: np.ndarray) -> Band:
+    """`pixels` (rows x width x 3 or 4, uint8) as a band that `join` can place anywhere."""
+    if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] not in COLOUR_TYPES:
+        raise ValueError(f"expected rows x width x 3|4 uint8 pixels, got {pixels.shape}")
+    rows, width, channels = pixels.shape
+    filtered = np.empty((rows, width * channels + 1), np.uint8)
+    flat = pixels.reshape(rows, width * channels)
+    filtered[:, 0] = FILTER_UP
+    filtered[0, 0] = FILTER_NONE
+    filtered[0, 1:] = flat[0]
+    np.subtract(flat[1:], flat[:-1], out=filtered[1:, 1:])  # uint8 wraps: PNG's modulo 256
+    raw = filtered.tobytes()
+    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
+    data = packer.compress(raw) + packer.flush(zlib.Z_SYNC_FLUSH)
+    return Band(width, rows, channels, zlib.adler32(raw), len(raw), data)
+
+
+def adler32_combine(first: int, second: int, second_length: int) -> int:
+    """The Adler-32 of A + B from the Adler-32s of A and B and B's length (as zlib does it)."""
+    rem = second_length % ADLER_BASE
+    sum1 = first & 0xFFFF
+    sum2 = (rem * sum1) % ADLER_BASE
+    sum1 += (second & 0xFFFF) + ADLER_BASE - 1
+    sum2 += ((first >> 16) & 0xFFFF) + ((second >> 16) & 0xFFFF) + ADLER_BASE - rem
+    sum1 %= ADLER_BASE
+    sum2 %= ADLER_BASE
+    return sum1 | (sum2 << 16)
+
+
+def join(bands: Sequence[Band]) -> bytes:
+    """The PNG whose rows are the bands' rows, top to bottom."""
+    if not bands:
+        raise ValueError("no bands to join")
+    width, channels = bands[0].width, bands[0].channels
+    if any(b.width != width or b.channels != channels for b in bands):
+        raise ValueError("bands of different widths or colour types cannot be joined")
+    adler = 1  # the Adler-32 of nothing
+    for band in bands:
+        adler = adler32_combine(adler, band.adler, band.raw_length)
+    stream = b"".join(
+        [ZLIB_HEADER, *(b.data for b in bands), FINAL_EMPTY_BLOCK, struct.pack(">I", adler)]
+    )
+    rows = sum(b.rows for b in bands)
+    header = struct.pack(">IIBBBBB", width, rows, 8, COLOUR_TYPES[channels], 0, 0, 0)
+    return b"".join([PNG_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"IDAT", stream),
+                     _chunk(b"IEND", b"")])
+
+
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    crc = zlib.crc32(body, zlib.crc32(kind))
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)

@@ -1,0 +1,98 @@
+"""Screenshots in bands (pipeline.check.bands): a band reused from the store is exactly the
+pixels a fresh capture gives, an edit recaptures only the bands it shows in, and anything that
+moves the page's height recaptures everything. On the English example page, in the real
+Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bs4 import BeautifulSoup
+from PIL import Image
+
+from pipeline.check.bands import BandStore
+from pipeline.check.browser import Chrome
+from pipeline.check.timing import PhaseTimer
+from pipeline.config import load_config
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.model import load_plan
+from pipeline.render.page import render_page
+from pipeline.simulate.results import run_sim
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference-en"
+
+
+@pytest.fixture(scope="module")
+def page_html() -> str:
+    plan = load_plan(EXAMPLE / "plan.json")
+    return render_page(plan, ingest_folder(EXAMPLE), load_config(EXAMPLE), run_sim(plan), None)
+
+
+def _edited(html: str) -> str:
+    """The page with one letter of one drawn caption changed (nothing moves)."""
+    soup = BeautifulSoup(html, "html.parser")
+    text = next(t for t in soup.select("svg.panel text") if len(t.get_text()) >= 8)
+    old = text.string
+    assert old is not None
+    new = old[:-1] + ("x" if old[-1] != "x" else "y")
+    return html.replace(f">{old}<", f">{new}<", 1)
+
+
+def _shoot(
+    chrome: Chrome, html: Path, theme: str, width: int, store: BandStore, out: Path
+) -> tuple[np.ndarray, dict[str, int]]:
+    timer = PhaseTimer()
+    chrome.measure(html, theme, width, screenshot=out, axe=False, store=store, timer=timer)
+    with Image.open(out) as image:
+        return np.asarray(image.convert("RGB")), timer.counts
+
+
+@pytest.mark.parametrize(("theme", "width"), [("light", 1280), ("dark", 390)])
+def test_reused_bands_are_the_pixels_of_a_fresh_capture(
+    chrome: Chrome, tmp_path: Path, page_html: str, theme: str, width: int
+) -> None:
+    original, edited = tmp_path / "a.html", tmp_path / "b.html"
+    original.write_text(page_html, encoding="utf-8")
+    edited.write_text(_edited(page_html), encoding="utf-8")
+    store = BandStore(tmp_path / "store")
+
+    first, counts = _shoot(chrome, original, theme, width, store, tmp_path / "a.png")
+    assert counts["bands captured"] == counts["bands"] >= 10  # a cold store captures all
+
+    again, counts = _shoot(chrome, original, theme, width, store, tmp_path / "a2.png")
+    assert counts["bands captured"] == 0 and np.array_equal(again, first)
+
+    warm, counts = _shoot(chrome, edited, theme, width, store, tmp_path / "b.png")
+    assert 1 <= counts["bands captured"] <= 2, counts  # the edited caption's band(s) only
+    fresh, _ = _shoot(
+        chrome, edited, theme, width, BandStore(tmp_path / "fresh"), tmp_path / "b-fresh.png"
+    )
+    assert np.array_equal(warm, fresh)  # reused bands + the recaptured one = a fresh capture
+    changed_rows = np.nonzero((warm != first).any(axis=(1, 2)))[0]
+    assert 0 < len(changed_rows) < 200  # and the edit is in the picture
+
+
+def test_a_change_in_page_height_recaptures_every_band(
+    chrome: Chrome, tmp_path: Path, page_html: str
+) -> None:
+    original, taller = tmp_path / "a.html", tmp_path / "c.html"
+    original.write_text(page_html, encoding="utf-8")
+    # One more paragraph at the end: the bands above it look the same, but a fixed background
+    # or element is placed by the page's height, so none of them may be trusted.
+    taller.write_text(page_html.replace("</main>", "<p>one more line</p></main>", 1), "utf-8")
+    store = BandStore(tmp_path / "store")
+    _shoot(chrome, original, "dark", 1280, store, tmp_path / "a.png")
+    _pixels, counts = _shoot(chrome, taller, "dark", 1280, store, tmp_path / "c.png")
+    assert counts["bands captured"] == counts["bands"]
+
+
+def test_a_canvas_band_is_never_reused(chrome: Chrome, tmp_path: Path, page_html: str) -> None:
+    canvas = '<canvas width="40" height="40"></canvas>'
+    html = tmp_path / "d.html"
+    html.write_text(page_html.replace("</main>", canvas + "</main>", 1), encoding="utf-8")
+    store = BandStore(tmp_path / "store")
+    _shoot(chrome, html, "light", 1280, store, tmp_path / "d.png")
+    _pixels, counts = _shoot(chrome, html, "light", 1280, store, tmp_path / "d2.png")
+    assert counts["bands captured"] == 1  # the band holding the canvas, every time
