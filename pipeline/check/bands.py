@@ -47,6 +47,7 @@ BAND_PX = 1024
 MARGIN_PX = 64
 MIN_BAND_PX = 256  # a cut moved off an SVG leaves at least this much above it
 MAX_BAND_PX = 4096  # ... and a band past this is cut through whatever is there
+MAX_CLIP_PX = 8192  # rows per capture: a cold 20,000-px page is taken in a few clips
 STORE_DIR = "shots"
 STORE_MAX_BYTES = 512 * 2**20  # the oldest bands go past this
 KEY_VERSION = "bands-1"  # bump when anything below changes what a key means
@@ -294,7 +295,7 @@ async def _compose(
     ]
     found: list[pngjoin.Band | None] = [store.get(k) if k else None for k in keys]
     stats = ShotStats(bands=len(spans))
-    for first, last in _missing_runs(found):
+    for first, last in _missing_runs(found, spans):
         fresh = await _capture(client, width, spans[first:last], cuts[-1])
         for i, band in enumerate(fresh, start=first):
             found[i] = band
@@ -308,13 +309,16 @@ async def _compose(
     return stats
 
 
-def _missing_runs(found: list[pngjoin.Band | None]) -> list[tuple[int, int]]:
-    """[first, last) index ranges of adjacent bands still to capture."""
+def _missing_runs(
+    found: list[pngjoin.Band | None], spans: list[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """[first, last) index ranges of adjacent bands still to capture, each at most
+    `MAX_CLIP_PX` rows tall (or one band, if a band alone is taller)."""
     runs: list[tuple[int, int]] = []
     for i, band in enumerate(found):
         if band is not None:
             continue
-        if runs and runs[-1][1] == i:
+        if runs and runs[-1][1] == i and spans[i][1] - spans[runs[-1][0]][0] <= MAX_CLIP_PX:
             runs[-1] = (runs[-1][0], i + 1)
         else:
             runs.append((i, i + 1))
