@@ -24,6 +24,7 @@ from fontTools.ttLib import TTFont
 from pipeline import npm
 from pipeline.atomic import write_atomic
 from pipeline.errors import EnvironmentMissing
+from pipeline.font_grid import coarsen, on_grid
 from pipeline.paths import cache_dir
 
 HAND_ZH = "Ma Shan Zheng"
@@ -38,7 +39,7 @@ FONT_PACKAGES: dict[str, tuple[str, str, str]] = {
 SKIPPED_FILES = re.compile(r"chinese-simplified")
 # Width assumed for a character the font lacks (in em): the browser check reports the fallback.
 FALLBACK_EM = {"wide": 1.0, "narrow": 0.55}
-METRICS_FORMAT = 1
+METRICS_FORMAT = 2  # 2: advances on the embedded subsets' grid (font_grid)
 
 
 def subset_cache_dir() -> Path:
@@ -119,7 +120,7 @@ def _read_metrics(files: list[Path]) -> tuple[dict[str, float], dict[str, str]]:
         for code, glyph in font.getBestCmap().items():
             ch = chr(code)
             if ch not in advance:
-                advance[ch] = round(hmtx[glyph][0] / upm, 5)
+                advance[ch] = round(on_grid(hmtx[glyph][0], upm), 5)
                 file_of[ch] = path.name
         font.close()
     return advance, file_of
@@ -166,7 +167,7 @@ class FontFace:
         )
 
 
-SUBSET_FORMAT = 2  # 2: no build-time timestamp inside the subsets
+SUBSET_FORMAT = 3  # 2: no build-time timestamp inside the subsets; 3: coarsened (font_grid)
 
 
 def _subset_file(path: Path, chars: str) -> bytes:
@@ -187,6 +188,7 @@ def _subset_file(path: Path, chars: str) -> bytes:
     subsetter = ft_subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
+    coarsen(font)
     buf = io.BytesIO()
     font.flavor = "woff2"
     font.save(buf)

@@ -19,6 +19,7 @@ from fontTools.ttLib import TTFont
 from pipeline import fonts
 from pipeline.draw.svg import element, esc, num
 from pipeline.errors import InputError
+from pipeline.font_grid import on_grid
 
 Anchor = Literal["start", "middle", "end"]
 Point = tuple[float, float]
@@ -82,7 +83,7 @@ def vertical_metrics(family: str) -> tuple[float, float]:
     font = TTFont(fonts.font_files(family)[0], lazy=True)
     upm = font["head"].unitsPerEm
     hhea = font["hhea"]
-    result = (hhea.ascent / upm, -hhea.descent / upm)
+    result = (on_grid(hhea.ascent, upm), -on_grid(hhea.descent, upm))
     font.close()
     return result
 
