@@ -31,6 +31,8 @@ GAP = 1.0  # minimum clear space between two text boxes (px)
 GROUP_FAMILY = fonts.HAND_EN  # defaults set on the words group (see canvas.py)
 GROUP_SIZE = 11.0
 GROUP_FILL = "var(--ink)"
+# A text's role when it carries no data-role (most texts are labels; MARKUP.md).
+DEFAULT_ROLE = "label"
 CAPTION_LIMIT = {"zh": 15, "en": 40}
 CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 NO_LINE_START = set("，。！？、：；）》」』…,.!?:;)%")
@@ -288,8 +290,7 @@ class TextLayout:
         spans = "".join(element("tspan", {"x": x}, esc(t)) for t, x in kept)
         pairs: dict[str, object] = {
             "id": tid,
-            "data-role": role,
-            "data-font": family,
+            "data-role": role if role != DEFAULT_ROLE else None,
             "y": baseline,
         }
         style = (
@@ -336,8 +337,7 @@ class TextLayout:
         pairs: dict[str, object] = {
             "id": tid,
             "class": css_class,
-            "data-role": role,
-            "data-font": family,
+            "data-role": role if role != DEFAULT_ROLE else None,
             "data-limit": limit,
             "data-text": text if role == "caption" else None,
             "data-alt": (
