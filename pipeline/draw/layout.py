@@ -243,7 +243,7 @@ class TextLayout:
             None,
         )
         markup = self._markup(
-            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, text, css_class
+            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, css_class
         )
         style = (
             ("font-family", family if family != GROUP_FAMILY else ""),
@@ -289,8 +289,7 @@ class TextLayout:
         baseline = cy - size * (ascent + descent) / 2 + size * ascent
         spans = "".join(element("tspan", {"x": x}, esc(t)) for t, x in kept)
         pairs: dict[str, object] = {
-            "id": tid,
-            "data-role": role if role != DEFAULT_ROLE else None,
+            "data-role": role if role != DEFAULT_ROLE else None,  # no id: nothing can move a row
             "y": baseline,
         }
         style = (
@@ -327,19 +326,20 @@ class TextLayout:
         alt: Point | None,
         floor: float | None,
         limit: int | None,
-        text: str,
         css_class: str | None,
     ) -> str:
         """The `<text>` itself; font, size, anchor and fill go on a shared `<g>` (see `markup`)."""
         ascent, descent = vertical_metrics(family)
         block = size * (ascent + descent) + size * LINE_HEIGHT * (len(lines) - 1)
         first_baseline = cy - block / 2 + size * ascent
+        movable = alt is not None or (floor is not None and floor < 1.0)
         pairs: dict[str, object] = {
-            "id": tid,
+            # Only a text the fix loop can move or shrink needs a name its overrides can use;
+            # the check names the others by their path from the SVG's id.
+            "id": tid if movable else None,
             "class": css_class,
             "data-role": role if role != DEFAULT_ROLE else None,
             "data-limit": limit,
-            "data-text": text if role == "caption" else None,
             "data-alt": (
                 f"{num(alt[0])},{num(alt[1] - block / 2 + size * ascent)}" if alt else None
             ),
