@@ -17,7 +17,7 @@ help:
 	@echo "make test                run the whole test suite (+ ruff and mypy)"
 	@echo "make publish [ARGS=...]  publish the last build (e.g. ARGS=--allow-unverified)"
 	@echo "make serve               serve output/site/ on http://127.0.0.1:$(PORT)/"
-	@echo "make bench               print the simulator, link-check, review and build (check vs Chromium floor) benchmarks"
+	@echo "make bench               print the simulator, link-check, review and build (check vs Chromium floor) benchmarks and page bytes by part"
 	@echo "make readme              regenerate README.md's tujie command section from the CLI"
 
 $(VENV)/.installed: pyproject.toml
@@ -53,6 +53,7 @@ bench: setup
 	$(PY) tests/bench/bench_links.py
 	$(PY) tests/bench/bench_review.py
 	$(PY) tests/bench/bench_build.py
+	$(PY) tests/bench/page_bytes.py
 
 publish: setup
 	$(PY) -m pipeline.cli publish $(SRC) $(ARGS)

@@ -24,6 +24,7 @@ from fontTools.ttLib import TTFont
 from pipeline import npm
 from pipeline.atomic import write_atomic
 from pipeline.errors import EnvironmentMissing
+from pipeline.font_grid import EMBED_UPM, IMPLIED_TOLERANCE, coarsen, on_grid
 from pipeline.paths import cache_dir
 
 HAND_ZH = "Ma Shan Zheng"
@@ -38,7 +39,9 @@ FONT_PACKAGES: dict[str, tuple[str, str, str]] = {
 SKIPPED_FILES = re.compile(r"chinese-simplified")
 # Width assumed for a character the font lacks (in em): the browser check reports the fallback.
 FALLBACK_EM = {"wide": 1.0, "narrow": 0.55}
-METRICS_FORMAT = 1
+# The coarsening parameters are part of every cache key: changing them must not reuse old files.
+GRID = f"upm{EMBED_UPM}-tol{IMPLIED_TOLERANCE}"
+METRICS_FORMAT = 2  # 2: advances on the embedded subsets' grid (font_grid)
 
 
 def subset_cache_dir() -> Path:
@@ -119,7 +122,7 @@ def _read_metrics(files: list[Path]) -> tuple[dict[str, float], dict[str, str]]:
         for code, glyph in font.getBestCmap().items():
             ch = chr(code)
             if ch not in advance:
-                advance[ch] = round(hmtx[glyph][0] / upm, 5)
+                advance[ch] = round(on_grid(hmtx[glyph][0], upm), 5)
                 file_of[ch] = path.name
         font.close()
     return advance, file_of
@@ -130,7 +133,7 @@ def metrics(family: str) -> FontMetrics:
     """Metrics of a family, cached on disk by the files' names and sizes."""
     files = font_files(family)
     key = _files_key(files)
-    cache = subset_cache_dir() / f"metrics-{FONT_PACKAGES[family][2]}-{key}.json"
+    cache = subset_cache_dir() / f"metrics-{FONT_PACKAGES[family][2]}-{key}-{GRID}.json"
     if cache.exists():
         data = json.loads(cache.read_text(encoding="utf-8"))
         if data.get("format") == METRICS_FORMAT:
@@ -166,11 +169,11 @@ class FontFace:
         )
 
 
-SUBSET_FORMAT = 2  # 2: no build-time timestamp inside the subsets
+SUBSET_FORMAT = 3  # 2: no build-time timestamp inside the subsets; 3: coarsened (font_grid)
 
 
 def _subset_file(path: Path, chars: str) -> bytes:
-    key_text = f"{SUBSET_FORMAT}:{path.name}:{path.stat().st_size}:{chars}"
+    key_text = f"{SUBSET_FORMAT}:{GRID}:{path.name}:{path.stat().st_size}:{chars}"
     key = hashlib.sha256(key_text.encode()).hexdigest()[:24]
     cache = subset_cache_dir() / f"subset-{key}.woff2"
     if cache.exists():
@@ -187,6 +190,7 @@ def _subset_file(path: Path, chars: str) -> bytes:
     subsetter = ft_subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
+    coarsen(font)
     buf = io.BytesIO()
     font.flavor = "woff2"
     font.save(buf)
@@ -218,7 +222,7 @@ def subset_faces(family: str, text: str) -> list[FontFace]:
 
 def _merged_subset(parts: list[tuple[Path, str]]) -> bytes:
     """Subset each slice to its characters, then merge them into one woff2 (cached)."""
-    key_text = f"{SUBSET_FORMAT}|" + "|".join(
+    key_text = f"{SUBSET_FORMAT}:{GRID}|" + "|".join(
         f"{p.name}:{p.stat().st_size}:{chars}" for p, chars in parts
     )
     key = hashlib.sha256(key_text.encode()).hexdigest()[:24]

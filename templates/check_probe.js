@@ -155,12 +155,19 @@ async () => {
   };
   visit(document.body, false);
 
-  // Font targets: tag each [data-font] element so DevTools can find it by a plain selector.
+  // Font targets: each [data-font] element, and each SVG text set in a family by the
+  // font-family attribute of its group; tag each so DevTools can find it by a plain selector.
+  const intended = el => {
+    if (el.dataset.font) return el.dataset.font;
+    const group = el.closest('[font-family]');
+    return group ? group.getAttribute('font-family') : null;
+  };
   const fontTargets = [];
-  document.querySelectorAll('[data-font]').forEach((el, i) => {
-    if (!visible(el) || !el.textContent.trim()) return;
+  document.querySelectorAll('[data-font], svg text').forEach((el, i) => {
+    const font = intended(el);
+    if (!font || !visible(el) || !el.textContent.trim()) return;
     el.setAttribute('data-tujie-probe', String(i));
-    fontTargets.push({probe: String(i), id: ident(el), font: el.dataset.font,
+    fontTargets.push({probe: String(i), id: ident(el), font,
                       box: rectBox(el.getBoundingClientRect()), ...where(el)});
   });
 

@@ -141,7 +141,8 @@ def _family(name: str) -> str:
 
 
 def font_fallbacks(m: Measurement) -> Iterator[Problem]:
-    """P16: text with `data-font` renders all its glyphs in that font (no fallback)."""
+    """P16: text with `data-font` (or an SVG text under a `font-family` group) renders all its
+    glyphs in that font (no fallback)."""
     for target in m.probe.get("fontTargets", []):
         used = m.fonts.get(target["id"])
         if used is None:

@@ -19,6 +19,7 @@ from fontTools.ttLib import TTFont
 from pipeline import fonts
 from pipeline.draw.svg import element, esc, num
 from pipeline.errors import InputError
+from pipeline.font_grid import on_grid
 
 Anchor = Literal["start", "middle", "end"]
 Point = tuple[float, float]
@@ -30,6 +31,8 @@ GAP = 1.0  # minimum clear space between two text boxes (px)
 GROUP_FAMILY = fonts.HAND_EN  # defaults set on the words group (see canvas.py)
 GROUP_SIZE = 11.0
 GROUP_FILL = "var(--ink)"
+# A text's role when it carries no data-role (most texts are labels; MARKUP.md).
+DEFAULT_ROLE = "label"
 CAPTION_LIMIT = {"zh": 15, "en": 40}
 CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 NO_LINE_START = set("，。！？、：；）》」』…,.!?:;)%")
@@ -82,7 +85,7 @@ def vertical_metrics(family: str) -> tuple[float, float]:
     font = TTFont(fonts.font_files(family)[0], lazy=True)
     upm = font["head"].unitsPerEm
     hhea = font["hhea"]
-    result = (hhea.ascent / upm, -hhea.descent / upm)
+    result = (on_grid(hhea.ascent, upm), -on_grid(hhea.descent, upm))
     font.close()
     return result
 
@@ -240,7 +243,7 @@ class TextLayout:
             None,
         )
         markup = self._markup(
-            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, text, css_class
+            tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, css_class
         )
         style = (
             ("font-family", family if family != GROUP_FAMILY else ""),
@@ -286,9 +289,7 @@ class TextLayout:
         baseline = cy - size * (ascent + descent) / 2 + size * ascent
         spans = "".join(element("tspan", {"x": x}, esc(t)) for t, x in kept)
         pairs: dict[str, object] = {
-            "id": tid,
-            "data-role": role,
-            "data-font": family,
+            "data-role": role if role != DEFAULT_ROLE else None,  # no id: nothing can move a row
             "y": baseline,
         }
         style = (
@@ -325,20 +326,20 @@ class TextLayout:
         alt: Point | None,
         floor: float | None,
         limit: int | None,
-        text: str,
         css_class: str | None,
     ) -> str:
         """The `<text>` itself; font, size, anchor and fill go on a shared `<g>` (see `markup`)."""
         ascent, descent = vertical_metrics(family)
         block = size * (ascent + descent) + size * LINE_HEIGHT * (len(lines) - 1)
         first_baseline = cy - block / 2 + size * ascent
+        movable = alt is not None or (floor is not None and floor < 1.0)
         pairs: dict[str, object] = {
-            "id": tid,
+            # Only a text the fix loop can move or shrink needs a name its overrides can use;
+            # the check names the others by their path from the SVG's id.
+            "id": tid if movable else None,
             "class": css_class,
-            "data-role": role,
-            "data-font": family,
+            "data-role": role if role != DEFAULT_ROLE else None,
             "data-limit": limit,
-            "data-text": text if role == "caption" else None,
             "data-alt": (
                 f"{num(alt[0])},{num(alt[1] - block / 2 + size * ascent)}" if alt else None
             ),

@@ -1,7 +1,8 @@
 """Seeded rough.js-style strokes: bowed double lines, wobbly ellipses and curves, hachure fills.
 
 Each shape takes a `Rng` seeded from a stable element id, so the same input always draws the same
-path. Functions return SVG path data (`d`), coordinates rounded to one decimal.
+path. Functions return SVG path data (`d`), coordinates rounded to one decimal (Bézier control
+points to whole-pixel offsets from their segment's start: `_control`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,16 @@ def _pt(x: float, y: float) -> str:
     return f"{num(x)} {num(y)}"
 
 
+def _control(start: Point, point: Point) -> Point:
+    """A Bézier control point moved to a whole-pixel offset from its segment's start (the start
+    as the path data has it, at one decimal). Control points are not on the stroke: moving each
+    by at most half a pixel per axis moves the curve by at most 0.375 px per axis, under the
+    wobble filter's own displacement (scale 6), and whole offsets print two characters shorter
+    in the relative form the page uses (~13 KB of the example page's path data)."""
+    sx, sy = round(start[0], 1), round(start[1], 1)
+    return sx + round(point[0] - sx), sy + round(point[1] - sy)
+
+
 def _line_pass(rng: Rng, p1: Point, p2: Point, roughness: float, move: bool) -> str:
     """One bowed cubic from p1 to p2 whose ends miss by up to `offset` (rough.js `_line`)."""
     (x1, y1), (x2, y2) = p1, p2
@@ -73,6 +84,7 @@ def _line_pass(rng: Rng, p1: Point, p2: Point, roughness: float, move: bool) -> 
     end = (x2 + rng.off(-half, half, r), y2 + rng.off(-half, half, r))
     # relative control points: shorter numbers, a smaller page
     sx, sy = round(sx, 1), round(sy, 1)
+    c1, c2 = _control((sx, sy), c1), _control((sx, sy), c2)
     rel = " ".join(_pt(px - sx, py - sy) for px, py in (c1, c2, end))
     return (f"M{_pt(sx, sy)}" if move else "") + f"c{rel}"
 
@@ -105,8 +117,8 @@ def _catmull(points: Sequence[Point], closed: bool) -> str:
         p0 = pts[(i - 1) % n] if closed or i > 0 else pts[0]
         p1, p2 = pts[i], pts[(i + 1) % n]
         p3 = pts[(i + 2) % n] if closed or i + 2 < n else p2
-        c1 = (p1[0] + (p2[0] - p0[0]) / 6, p1[1] + (p2[1] - p0[1]) / 6)
-        c2 = (p2[0] - (p3[0] - p1[0]) / 6, p2[1] - (p3[1] - p1[1]) / 6)
+        c1 = _control(p1, (p1[0] + (p2[0] - p0[0]) / 6, p1[1] + (p2[1] - p0[1]) / 6))
+        c2 = _control(p1, (p2[0] - (p3[0] - p1[0]) / 6, p2[1] - (p3[1] - p1[1]) / 6))
         out.append(f"C{_pt(*c1)} {_pt(*c2)} {_pt(*p2)}")
     return "".join(out)
 

@@ -1,5 +1,5 @@
 """The Content-Security-Policy of the page and of the review page (their one inline style and
-script allowed by hash, nothing else) and the minified stylesheet the policy hashes."""
+script allowed by hash, nothing else) and the minified stylesheet and script the policy hashes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import base64
 import hashlib
 import re
 from collections.abc import Iterable
+
+import rjsmin
 
 
 def csp_hash(text: str) -> str:
@@ -41,3 +43,8 @@ def minify_css(css: str) -> str:
     css = CSS_SPACE.sub(" ", CSS_COMMENT.sub("", css))
     css = CSS_TIGHT.sub(lambda m: m.group(1) or m.group(2), css)
     return css.replace(";}", "}").strip()
+
+
+def minify_js(script: str) -> str:
+    """The script without comments and layout whitespace (the readable copy is in templates/)."""
+    return str(rjsmin.jsmin(script))

@@ -28,7 +28,7 @@ from pipeline.paths import templates_dir
 from pipeline.plan.model import Concept, Panel, Plan
 from pipeline.render import diagrams as page_draw
 from pipeline.render.cards import card_view, stamp_faces
-from pipeline.render.csp import csp_policy, minify_css
+from pipeline.render.csp import csp_policy, minify_css, minify_js
 from pipeline.render.fonts_used import FONT_FAMILIES, font_css, font_text, hand_runs, licences
 from pipeline.render.glossary import Annotator, Prose
 from pipeline.render.route import (
@@ -244,7 +244,7 @@ def _assemble(env: Environment, context: Mapping[str, Any]) -> str:
     exactly those. The draft names both families' licences (a superset of the final page's
     characters)."""
     template = env.get_template(PAGE_TEMPLATE)
-    script = (templates_dir() / SCRIPT_FILE).read_text(encoding="utf-8")
+    script = minify_js((templates_dir() / SCRIPT_FILE).read_text(encoding="utf-8"))
     page_css = (templates_dir() / STYLE_FILE).read_text(encoding="utf-8")
     draft = template.render(
         **context, style=Markup(""), script=Markup(""), csp="", licences=licences(FONT_FAMILIES)

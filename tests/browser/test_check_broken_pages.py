@@ -146,11 +146,14 @@ def test_long_caption_font_fallback_and_missing_title(
         "这是一句明显超过十五个字的很长很长的标题</text>"
         '<text id="lbl-hand" data-role="label" x="20" y="120" data-font="Patrick Hand" '
         "style=\"font-family:'Patrick Hand', sans-serif\">Hand</text>"
+        # the drawings' form: the family stated once by the group the text sits in
+        '<g font-family="Patrick Hand"><text id="lbl-group" x="200" y="120">Group</text></g>'
     )
     html = page_html(card("kv", panel("kv", words, title=False)))
     report = check_page(write_page(html), tmp_path / "o", chrome=chrome)
     assert "caption-too-long" in rules_for(report, "cap-long")
     assert "font-fallback" in rules_for(report, "lbl-hand")
+    assert "font-fallback" in rules_for(report, "lbl-group")
     assert "diagram-missing-title" in rules_for(report, "panel-kv-trouble")
 
 

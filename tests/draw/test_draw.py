@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import fonts
 from pipeline.artifacts.sim import SweepView, trace_values
 from pipeline.artifacts.trace import TraceView
 from pipeline.draw import (
@@ -118,17 +119,25 @@ def all_svgs() -> list[str]:
 
 
 def test_markup_contract(all_svgs: list[str]) -> None:
+    from tests.draw.test_layout_props import inherited
+
     for svg in all_svgs:
         root = ET.fromstring(svg)
         assert root.get("role") == "img"
         kids = list(root)
         assert kids[0].tag == f"{NS}title" and (kids[0].text or "").strip()
         assert kids[1].tag == f"{NS}desc" and (kids[1].text or "").strip()
-        ids = [t.get("id") for t in root.iter(f"{NS}text")]
-        assert len(ids) == len(set(ids)) and all(ids), "text ids must be unique"
+        ids = [t.get("id") for t in root.iter(f"{NS}text") if t.get("id")]
+        assert len(ids) == len(set(ids)), "text ids must be unique"
+        for t in root.iter(f"{NS}text"):  # what the fix loop can move or shrink, it can name
+            if t.get("data-alt") or t.get("data-floor"):
+                assert t.get("id"), "a movable text needs an id"
+        parents = {c: p for p in root.iter() for c in p}
         for t in root.iter(f"{NS}text"):
-            assert t.get("data-role") in {"caption", "label", "tag", "name", "axis", "bubble",
-                                          "title"}
+            assert t.get("data-role", "label") in {"caption", "label", "tag", "name", "axis",
+                                                   "bubble", "title"}
+            # the family it must render in is stated by its group (what the check verifies)
+            assert inherited(t, "font-family", parents, "") in {fonts.HAND_ZH, fonts.HAND_EN}
         # no <text> anywhere under an element carrying a filter
         for el in root.iter():
             if el.get("filter"):
