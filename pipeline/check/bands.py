@@ -24,6 +24,7 @@ running animation) is never reused: bands reaching such an element are always ca
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import functools
 import hashlib
@@ -259,7 +260,16 @@ async def banded_screenshot(
         for _attempt in range(2):  # a page whose height follows the viewport settles at once
             await client.send(
                 "Emulation.setDeviceMetricsOverride",
-                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+                {
+                    "width": width,
+                    "height": height,
+                    "deviceScaleFactor": 1,
+                    "mobile": False,
+                    # Lay the page out as tall as it is, but leave the visible size alone:
+                    # otherwise Chromium rasterises the whole tall page at once, even when every
+                    # band is reused (0.5 CPU-s a page); captures are the same pixels either way.
+                    "dontSetVisibleSize": True,
+                },
             )
             info = await page.evaluate(BANDS_JS, _options())
             if int(info["height"]) == height:
@@ -339,11 +349,21 @@ async def _capture(
             "clip": {"x": 0, "y": lo, "width": width, "height": hi - lo, "scale": 1},
         },
     )
-    with Image.open(io.BytesIO(base64.b64decode(data["data"]))) as image:
+    # Decoding and compressing 10-20 MB of pixels is CPU work that releases the GIL (Pillow's
+    # decoder, numpy, zlib): done in a worker thread, it overlaps the other pages' browser work.
+    png = base64.b64decode(data["data"])
+    return await asyncio.get_running_loop().run_in_executor(
+        None, _split, png, [(a - lo, b - lo) for a, b in spans], (hi - lo, width)
+    )
+
+
+def _split(png: bytes, rows: list[tuple[int, int]], size: tuple[int, int]) -> list[pngjoin.Band]:
+    """The captured clip `png` (`size` = rows, columns) cut at `rows` into compressed bands."""
+    with Image.open(io.BytesIO(png)) as image:
         pixels = np.asarray(image.convert("RGB"))
-    if pixels.shape[:2] != (hi - lo, width):
+    if pixels.shape[:2] != size:
         raise RuntimeError(
             f"Chromium captured {pixels.shape[1]}x{pixels.shape[0]} px for a "
-            f"{width}x{hi - lo} px clip"
+            f"{size[1]}x{size[0]} px clip"
         )
-    return [pngjoin.compress_band(pixels[a - lo : b - lo]) for a, b in spans]
+    return [pngjoin.compress_band(pixels[a:b]) for a, b in rows]

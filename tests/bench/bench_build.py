@@ -121,18 +121,18 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {cpu}, {platform.system()}; load average {load}"
 
 
-def edit_caption(src: Path, flip: bool) -> str:
+def edit_caption(src: Path, run: int) -> str:
     """The user's loop: one drawn caption in `src/plan.json` (the middle concept's trouble
-    panel) with its first two characters swapped (`flip`), or as it first was. Returns it."""
+    panel) with two neighbouring characters swapped, a different pair each run (from the plan
+    as first read). Returns the caption as it now reads."""
     path = src / "plan.json"
     plan = json.loads(ORIGINAL_PLANS.setdefault(path, path.read_text(encoding="utf-8")))
     panel = plan["concepts"][len(plan["concepts"]) // 2]["trouble"]
-    caption = str(panel["caption"])
-    if flip:
-        caption = caption[1] + caption[0] + caption[2:]
-    panel["caption"] = caption
+    text = str(panel["caption"])
+    i = run % (len(text) - 1)
+    panel["caption"] = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
     path.write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
-    return caption
+    return str(panel["caption"])
 
 
 ORIGINAL_PLANS: dict[Path, str] = {}
@@ -168,11 +168,14 @@ def main() -> int:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
         shutil.copytree(args.src, src)
         print(f"bench: forced builds of {args.src} vs the plain-Chromium floor; {machine()}")
+        # A band store of this run's own (an absolute STORE_DIR replaces the cache folder), so
+        # earlier benchmarks' edits cannot be found in it; it goes with the temporary folder.
+        bands.STORE_DIR = str(Path(tmp) / "shots")
         forced_build(src, out)  # the build the user had before editing (not timed)
         html = next(out.glob("*/index.html"))
         print("edit-rebuild loop (one caption edited, then `tujie build --force`):")
         for run in range(args.runs):
-            edit_caption(src, flip=run % 2 == 0)
+            edit_caption(src, run)
             stages, phases = forced_build(src, out)
             floor = floor_seconds(html)
             stage_runs.append(stages)
@@ -182,12 +185,9 @@ def main() -> int:
             print(_row(f"run {run + 1}", stages, phases, floor))
         stages, phases = forced_build(src, out)
         print("unchanged:\n" + _row("run", stages, phases, floors[-1]))
-        bands.STORE_DIR = f"shots-bench-{os.getpid()}"  # an empty band store: every band captured
-        try:
-            stages, phases = forced_build(src, out)
-            print("cold (no stored bands):\n" + _row("run", stages, phases, floor_seconds(html)))
-        finally:
-            shutil.rmtree(bands.BandStore().root, ignore_errors=True)
+        shutil.rmtree(bands.BandStore().root)  # now every band is captured
+        stages, phases = forced_build(src, out)
+        print("cold (no stored bands):\n" + _row("run", stages, phases, floor_seconds(html)))
         page = summary(html.read_text(encoding="utf-8"))
     median = statistics.median
     print(f"\nedit-rebuild loop, median of {args.runs} run(s):")
