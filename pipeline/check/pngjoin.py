@@ -75,7 +75,65 @@ def compress_band(pixels: np.ndarray) -> Band:
     filtered[0, 0] = FILTER_NONE
     filtered[0, 1:] = flat[0]
     np.subtract(flat[1:], flat[:-1], out=filtered[1:, 1:])  # uint8 wraps: PNG's modulo 256
-    raw = filtered.tobytes()
+    return _band(filtered.tobytes(), width, rows, channels)
+
+
+def up_filtered_rows(png: bytes) -> tuple[np.ndarray, int] | None:
+    """The filtered rows (rows x (1 + width x channels)) and channel count of a PNG that is
+    8-bit RGB or RGBA, not interlaced, every row filtered Up (Chromium's fast PNG is); else
+    None. Such rows are cut into bands without decoding a pixel (`bands_from_up_rows`)."""
+    if not png.startswith(PNG_SIGNATURE):
+        return None
+    pos, header, idat = len(PNG_SIGNATURE), b"", []
+    while pos + 8 <= len(png):
+        (length,) = struct.unpack_from(">I", png, pos)
+        kind = png[pos + 4 : pos + 8]
+        body = png[pos + 8 : pos + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat.append(body)
+        pos += 12 + length
+    if len(header) != 13:
+        return None
+    width, height, depth, colour, _c, _f, interlace = struct.unpack(">IIBBBBB", header)
+    channels = {v: k for k, v in COLOUR_TYPES.items()}.get(colour)
+    if depth != 8 or channels is None or interlace != 0:
+        return None
+    try:
+        raw = zlib.decompress(b"".join(idat))
+    except zlib.error:
+        return None
+    stride = 1 + width * channels
+    if len(raw) != height * stride:
+        return None
+    rows = np.frombuffer(raw, np.uint8).reshape(height, stride)
+    if not (rows[:, 0] == FILTER_UP).all():
+        return None
+    return rows, channels
+
+
+def bands_from_up_rows(
+    rows: np.ndarray, channels: int, cuts: Sequence[tuple[int, int]]
+) -> list[Band]:
+    """Bands of the Up-filtered `rows` (see `up_filtered_rows`) at `cuts` ([top, bottom) row
+    pairs, in order): each band's first row gets its pixels back (the running sum of the deltas
+    above it, modulo 256) and filter None; its other rows stay as they are."""
+    out: list[Band] = []
+    width = (rows.shape[1] - 1) // channels
+    above = np.zeros(rows.shape[1] - 1, np.uint8)  # sum of the deltas of rows [done, top)
+    done = 0
+    for top, bottom in cuts:
+        above += rows[done:top, 1:].sum(axis=0, dtype=np.uint8)
+        band = rows[top:bottom].copy()
+        band[0, 0] = FILTER_NONE
+        band[0, 1:] += above  # row `top`'s delta plus everything above it: its pixels
+        done = top
+        out.append(_band(band.tobytes(), width, bottom - top, channels))
+    return out
+
+
+def _band(raw: bytes, width: int, rows: int, channels: int) -> Band:
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
     data = packer.compress(raw) + packer.flush(zlib.Z_SYNC_FLUSH)
     return Band(width, rows, channels, zlib.adler32(raw), len(raw), data)
