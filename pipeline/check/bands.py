@@ -94,7 +94,11 @@ BANDS_JS = (
   const {bandPx, margin, minBand, maxBand, props, svgProps} = opts;
   const doc = document.documentElement;
   const height = Math.ceil(Math.max(doc.scrollHeight, document.body ? document.body.scrollHeight : 0));
-  const page = [innerWidth, innerHeight, devicePixelRatio, height, scrollX, scrollY,
+  const styles = [...document.querySelectorAll('style')].map(e => e.textContent).join('');
+  // In the tall layout the viewport is as tall as the page: only a media query on the
+  // viewport's height or shape makes every band depend on the page's height.
+  const byHeight = /@media[^{]*(height|aspect-ratio|orientation)/.test(styles);
+  const page = [innerWidth, byHeight ? innerHeight : '', devicePixelRatio, scrollX, scrollY,
                 matchMedia('(prefers-color-scheme: dark)').matches];
   for (const el of document.querySelectorAll(
       'style, link, base, defs, symbol, filter, pattern, linearGradient, radialGradient, ' +
@@ -105,29 +109,57 @@ BANDS_JS = (
     if (t) live.add(t);
   }
   const svgNS = 'http://www.w3.org/2000/svg';
+  const list = (v) => v.split(',').map(x => x.trim());
+  const px = /^-?[\\d.]+px$/;
+  // A box whose paint inside a band does not depend on how far below the band it ends: no
+  // transform, effect or pseudo-element that could be placed by its size, background tiles of
+  // fixed pixel size from its top left, shadows within the margin.
+  const stripSafe = (s, pseudo) => !pseudo && s.transform === 'none' && s.filter === 'none' &&
+    s.backdropFilter === 'none' && s.clipPath === 'none' && s.maskImage === 'none' &&
+    s.borderImageSource === 'none' && s.position !== 'fixed' && s.position !== 'sticky' &&
+    (s.backgroundImage === 'none' || (
+      list(s.backgroundAttachment).every(a => a === 'scroll') &&
+      list(s.backgroundSize).every(v => v.split(/\\s+/).length === 2 && v.split(/\\s+/).every(c => px.test(c))) &&
+      list(s.backgroundPosition).every(v => v.split(/\\s+/).every(c => px.test(c) || c === '0%')))) &&
+    (s.boxShadow === 'none' || (s.boxShadow.match(/-?[\\d.]+px/g) || []).every(n => Math.abs(parseFloat(n)) <= margin / 2));
   const items = [], atoms = [];
   for (const el of document.querySelectorAll('*')) {
     const r = el.getBoundingClientRect();
     const top = r.top + scrollY, bottom = r.bottom + scrollY;
     const s = getComputedStyle(el);
     const isSvg = el.namespaceURI === svgNS;
-    const parts = [el.tagName, r.left.toFixed(2), top.toFixed(2), r.width.toFixed(2),
-                   r.height.toFixed(2)];
+    const parts = [el.tagName];
     for (const a of el.attributes) if (a.name !== 'data-tujie-probe') parts.push(a.name + '=' + a.value);
-    for (const n of el.childNodes) if (n.nodeType === 3) parts.push('"' + n.data);
-    for (const p of (isSvg ? svgProps : props)) parts.push(s.getPropertyValue(p));
+    // Whitespace between elements paints nothing where white-space collapses (its effect on
+    // its neighbours' places is in their boxes): adding an element must not change its parent.
+    const collapses = s.whiteSpace === 'normal' || s.whiteSpace === 'nowrap';
+    for (const n of el.childNodes) {
+      if (n.nodeType === 3 && !(collapses && !n.data.trim())) parts.push('"' + n.data);
+    }
+    for (const p of (isSvg ? svgProps : props)) {
+      // transform-origin is resolved against the box's size, and means nothing untransformed
+      if (p !== 'transform-origin' || s.transform !== 'none') parts.push(s.getPropertyValue(p));
+    }
+    let pseudo = false;
     if (!isSvg) {
-      for (const pseudo of ['::before', '::after']) {
-        const ps = getComputedStyle(el, pseudo);
+      for (const which of ['::before', '::after']) {
+        const ps = getComputedStyle(el, which);
         if (ps.content !== 'none' && ps.content !== 'normal') {
-          parts.push(pseudo, ps.content);
+          pseudo = true;
+          parts.push(which, ps.content);
           for (const p of props) parts.push(ps.getPropertyValue(p));
         }
       }
+      // A fixed background is placed by the viewport, here as tall as the page.
+      if (s.backgroundAttachment.includes('fixed')) parts.push('viewport', innerHeight);
     }
     let isLive = false;
     for (let up = el; up; up = up.parentElement) if (live.has(up)) { isLive = true; break; }
-    items.push([top - margin, bottom + margin, isLive ? null : key(parts.join('\\u0001'))]);
+    const base = parts.join('\\u0001');
+    const box = [r.left.toFixed(2), top.toFixed(2), r.width.toFixed(2)];
+    items.push({lo: top - margin, hi: bottom + margin, bottom, base, box, live: isLive,
+                safe: !isSvg && stripSafe(s, pseudo),
+                whole: key(base + box.join(',') + ',' + r.height.toFixed(2))});
     const outerSvg = el.tagName === 'svg' && !(el.parentElement && el.parentElement.closest('svg'));
     const effects = !isSvg && (s.filter !== 'none' || s.backdropFilter !== 'none' ||
                                s.clipPath !== 'none' || s.maskImage !== 'none');
@@ -154,10 +186,16 @@ BANDS_JS = (
   }
   const bands = cuts.slice(1).map(() => []);
   const live_bands = new Set();
-  for (const [lo, hi, k] of items) {
+  for (const it of items) {
     for (let i = 0; i < bands.length; i++) {
-      if (hi < cuts[i] || lo > cuts[i + 1]) continue;
-      if (k === null) live_bands.add(i); else bands[i].push(k);
+      if (it.hi < cuts[i] || it.lo > cuts[i + 1]) continue;
+      if (it.live) { live_bands.add(i); continue; }
+      // A strip-safe box that ends below this band's window is described down to the window:
+      // a band above an edit that moved the page's bottom keeps its key.
+      const end = cuts[i + 1] + margin;
+      bands[i].push(it.safe && it.bottom > end
+        ? key(it.base + it.box.join(',') + ',to ' + (end - parseFloat(it.box[1])).toFixed(2))
+        : it.whole);
     }
   }
   return {height, cuts, page: key(page.join('\\u0001')),
