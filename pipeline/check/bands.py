@@ -6,8 +6,11 @@ of about `BAND_PX` rows, and each band gets a key: a hash of everything that dec
 (`BANDS_JS`): every element whose box, widened by `MARGIN_PX` for shadows, wobble filters and
 glyph overhang, reaches into the band - its tag, attributes, own text, box and the computed
 paint properties in `PAINT_PROPERTIES`, and its ::before/::after - plus what every band depends
-on: the page's style sheets and SVG definitions, the page's size (a fixed background or a fixed
-element is placed by it), the theme, the browser's version and the platform fonts. A band whose
+on: the page's style sheets and SVG definitions, the width, the theme, the browser's version and
+the platform fonts. A box that ends below the band (the page, a section) is described only down
+to the band's window when nothing it paints there can depend on where it ends, so a band above an
+edit that made the page taller keeps its key; a background fixed to the viewport (as tall as the
+page here) ties its box to the page's height. A band whose
 key is in the store (`BandStore`, under the cache folder) is reused as stored; the others are
 captured, in one clip per run of adjacent bands, and stored. Bands are compressed apart and
 joined without re-encoding (`pipeline.check.pngjoin`).
@@ -113,10 +116,11 @@ BANDS_JS = (
   const px = /^-?[\\d.]+px$/;
   // A box whose paint inside a band does not depend on how far below the band it ends: no
   // transform, effect or pseudo-element that could be placed by its size, background tiles of
-  // fixed pixel size from its top left, shadows within the margin.
+  // fixed pixel size from its top left, shadows within the margin, corners not sized by it.
   const stripSafe = (s, pseudo) => !pseudo && s.transform === 'none' && s.filter === 'none' &&
     s.backdropFilter === 'none' && s.clipPath === 'none' && s.maskImage === 'none' &&
     s.borderImageSource === 'none' && s.position !== 'fixed' && s.position !== 'sticky' &&
+    !s.borderRadius.includes('%') &&
     (s.backgroundImage === 'none' || (
       list(s.backgroundAttachment).every(a => a === 'scroll') &&
       list(s.backgroundSize).every(v => v.split(/\\s+/).length === 2 && v.split(/\\s+/).every(c => px.test(c))) &&
