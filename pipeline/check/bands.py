@@ -282,6 +282,13 @@ class ShotStats:
     reused: int = 0
 
 
+async def content_size(client: Any) -> tuple[float, int]:
+    """The document's width in CSS pixels and its height in whole ones (at least 1)."""
+    metrics = await client.send("Page.getLayoutMetrics")
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    return float(size["width"]), max(1, int(size["height"] + 0.999))
+
+
 def band_key(context: dict[str, Any], page_key: str, top: int, bottom: int, band: str) -> str:
     """The store key of one band: the page-wide context, where the band is, what it shows."""
     body = json.dumps([KEY_VERSION, context, page_key, top, bottom, band], sort_keys=True)
@@ -295,9 +302,7 @@ async def banded_screenshot(
     """Write the full page at `width` to `path` as a PNG, capturing only bands whose key
     (`context` adds what the page cannot tell: browser, fonts, theme) is not in `store`."""
     client = page._client
-    metrics = await client.send("Page.getLayoutMetrics")
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    height = max(1, int(size["height"] + 0.999))
+    _width, height = await content_size(client)
     try:
         for _attempt in range(2):  # a page whose height follows the viewport settles at once
             await client.send(

@@ -266,6 +266,9 @@ class Chrome:
         if self._browser is None:
             with timer.phase("launch"):
                 await self._start()
+        version = str(await self._browser.version())  # once: every page reports it
+        for job in jobs:
+            job.renderer = version
         # The two themes of a width are adjacent in `jobs` and must run together (the second
         # waits for the first's keys), so at least two pages are open at once.
         gate = asyncio.Semaphore(max(2, PARALLEL_PAGES))
@@ -284,9 +287,7 @@ class Chrome:
         context = await self._browser.createIncognitoBrowserContext()
         try:
             page = await context.newPage()
-            result = await measure_page(page, job, timer)
-            result.renderer = str(await self._browser.version())
-            return result
+            return await measure_page(page, job, timer)
         except BaseException as err:
             job.fail(err)
             raise

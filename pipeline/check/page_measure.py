@@ -18,6 +18,7 @@ from pipeline.check.bands import (
     HASH_JS,
     BandStore,
     banded_screenshot,
+    content_size,
     platform_fonts_fingerprint,
 )
 from pipeline.check.measurement import Measurement
@@ -122,6 +123,7 @@ class PageJob:
     first: bool = True
     store: BandStore | None = None  # where screenshot bands are kept (default: the cache's)
     font_answers: FontAnswers | None = None  # platform fonts already asked by another page
+    renderer: str = ""  # the browser's version, asked once for all pages
 
     def fail(self, err: BaseException) -> None:
         """A page that failed must not leave the other theme of its width waiting."""
@@ -139,7 +141,7 @@ class PageJob:
 async def measure_page(page: Any, job: PageJob, timer: PhaseTimer) -> Measurement:
     url = job.html.resolve().as_uri()
     theme, width = job.theme, job.width
-    result = Measurement(theme=theme, width=width, probe={})
+    result = Measurement(theme=theme, width=width, probe={}, renderer=job.renderer)
     client = page._client  # the page's DevTools session: pyppeteer lacks Fetch/CSS helpers
     with timer.phase("load"):
         watch_network(page, client, url, result.requests)
@@ -265,15 +267,14 @@ async def _screenshot(page: Any, job: PageJob, timer: PhaseTimer) -> None:
     for a page wider than the viewport (broken, and shown whole), in one capture."""
     assert job.shot is not None
     client = page._client
-    metrics = await client.send("Page.getLayoutMetrics")
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    if size["width"] > job.width + 0.5:
-        await _full_page_screenshot(client, job.width, job.shot)
+    content_width, height = await content_size(client)
+    if content_width > job.width + 0.5:
+        await _full_page_screenshot(client, int(content_width + 0.999), height, job.shot)
         timer.count("bands captured", 1)
         timer.count("bands", 1)
         return
     context = {
-        "browser": str(await page.browser.version()),
+        "browser": job.renderer,
         "fonts": platform_fonts_fingerprint(),
         "theme": job.theme,
         "width": job.width,
@@ -285,14 +286,10 @@ async def _screenshot(page: Any, job: PageJob, timer: PhaseTimer) -> None:
     timer.count("bands captured", stats.captured)
 
 
-async def _full_page_screenshot(client: Any, width: int, path: Path) -> None:
-    """Capture the whole document at the current viewport width without resizing the viewport
-    (pyppeteer's fullPage resizes it, which would re-trigger media queries and move things)."""
-    metrics = await client.send("Page.getLayoutMetrics")
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    height = max(1, int(size["height"] + 0.999))
-    # A page wider than the viewport is captured whole, so the overflow shows in the picture.
-    width = max(width, int(size["width"] + 0.999))
+async def _full_page_screenshot(client: Any, width: int, height: int, path: Path) -> None:
+    """Capture the whole `width` x `height` document in one go, without resizing the viewport
+    (pyppeteer's fullPage resizes it, which would re-trigger media queries and move things): a
+    page wider than the viewport is captured whole, so the overflow shows in the picture."""
     data = await client.send(
         "Page.captureScreenshot",
         {

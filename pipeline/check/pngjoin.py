@@ -69,18 +69,23 @@ class Band:
         return cls(width, rows, channels, adler, raw, blob[_HEADER.size :])
 
 
-def compress_band(pixels: np.ndarray) -> Band:
-    """`pixels` (rows x width x 3 or 4, uint8) as a band that `join` can place anywhere."""
+def up_filter(pixels: np.ndarray) -> np.ndarray:
+    """`pixels` (rows x width x 3 or 4, uint8) as PNG rows filtered Up, filter byte first:
+    what Chromium's fast PNG holds, and what `bands_from_up_rows` cuts."""
     if pixels.dtype != np.uint8 or pixels.ndim != 3 or pixels.shape[2] not in COLOUR_TYPES:
         raise ValueError(f"expected rows x width x 3|4 uint8 pixels, got {pixels.shape}")
     rows, width, channels = pixels.shape
     filtered = np.empty((rows, width * channels + 1), np.uint8)
     flat = pixels.reshape(rows, width * channels)
     filtered[:, 0] = FILTER_UP
-    filtered[0, 0] = FILTER_NONE
-    filtered[0, 1:] = flat[0]
+    filtered[0, 1:] = flat[0]  # the row above the first is zeros
     np.subtract(flat[1:], flat[:-1], out=filtered[1:, 1:])  # uint8 wraps: PNG's modulo 256
-    return _band(filtered.tobytes(), width, rows, channels)
+    return filtered
+
+
+def compress_band(pixels: np.ndarray) -> Band:
+    """`pixels` (rows x width x 3 or 4, uint8) as a band that `join` can place anywhere."""
+    return bands_from_up_rows(up_filter(pixels), pixels.shape[2], [(0, pixels.shape[0])])[0]
 
 
 def up_filtered_rows(png: bytes) -> tuple[np.ndarray, int] | None:

@@ -50,7 +50,8 @@ def check_page(
     finally:
         if own:
             browser.close()
-    BandStore().prune()
+    if timer.counts.get("bands captured"):
+        BandStore().prune()  # only new bands can take the store past its size
     with timer.phase("rules"):
         report = _report(measurements, lang)
     report.shots = [f"shots/{shot_name(m.theme, m.width)}" for m in measurements]

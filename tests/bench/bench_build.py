@@ -121,21 +121,17 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {cpu}, {platform.system()}; load average {load}"
 
 
-def edit_caption(src: Path, run: int) -> str:
-    """The user's loop: one drawn caption in `src/plan.json` (the middle concept's trouble
-    panel) with two neighbouring characters swapped, a different pair each run (from the plan
-    as first read). Returns the caption as it now reads."""
-    path = src / "plan.json"
-    plan = json.loads(ORIGINAL_PLANS.setdefault(path, path.read_text(encoding="utf-8")))
+def edit_caption(plan_path: Path, original: str, run: int) -> str:
+    """The user's loop: one drawn caption of the plan (the middle concept's trouble panel) with
+    two neighbouring characters swapped, a different pair each run, written over `plan_path`
+    from the `original` plan text. Returns the caption as it now reads."""
+    plan = json.loads(original)
     panel = plan["concepts"][len(plan["concepts"]) // 2]["trouble"]
     text = str(panel["caption"])
     i = run % (len(text) - 1)
     panel["caption"] = text[:i] + text[i + 1] + text[i] + text[i + 2 :]
-    path.write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
+    plan_path.write_text(json.dumps(plan, ensure_ascii=False, indent=1), encoding="utf-8")
     return str(panel["caption"])
-
-
-ORIGINAL_PLANS: dict[Path, str] = {}
 
 
 def _row(label: str, stages: dict[str, float], phases: dict[str, Any] | None, floor: float) -> str:
@@ -172,10 +168,11 @@ def main() -> int:
         # earlier benchmarks' edits cannot be found in it; it goes with the temporary folder.
         bands.STORE_DIR = str(Path(tmp) / "shots")
         forced_build(src, out)  # the build the user had before editing (not timed)
+        original = (src / "plan.json").read_text(encoding="utf-8")
         html = next(out.glob("*/index.html"))
         print("edit-rebuild loop (one caption edited, then `tujie build --force`):")
         for run in range(args.runs):
-            edit_caption(src, run)
+            edit_caption(src / "plan.json", original, run)
             stages, phases = forced_build(src, out)
             floor = floor_seconds(html)
             stage_runs.append(stages)

@@ -68,11 +68,7 @@ def test_up_filtered_png_is_cut_without_decoding(
     """Chromium's fast PNG (every row filtered Up) cut into bands by its filtered rows joins to
     the same picture as cutting its decoded pixels."""
     pixels = np.random.default_rng(seed).integers(0, 256, (rows, width, 3), np.uint8)
-    up = np.zeros((rows, width * 3 + 1), np.uint8)
-    up[:, 0] = pngjoin.FILTER_UP
-    flat = pixels.reshape(rows, -1)
-    up[0, 1:] = flat[0]
-    np.subtract(flat[1:], flat[:-1], out=up[1:, 1:])
+    up = pngjoin.up_filter(pixels)
     png = pngjoin.join(
         [pngjoin.Band(width, rows, 3, zlib.adler32(up.tobytes()), up.size, _deflate(up.tobytes()))]
     )
