@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
-from pipeline.draw import FitError, draw_panel
+from pipeline.draw import draw_panel
 from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX, fmt
 from pipeline.draw.scenes.tp_shards import fmt_ms
 from pipeline.errors import InputError
@@ -26,7 +26,13 @@ from pipeline.plan.model import Panel
 from pipeline.simulate.showcase import sample_concept
 from sim.presets.scenarios import run_preset
 from tests.draw.test_draw import _check_golden, _panel_svg
-from tests.draw.test_layout_props import _concept, _text, assert_clean, inherited
+from tests.draw.test_layout_props import (
+    _concept,
+    _text,
+    assert_clean,
+    assert_fix_panel_clean,
+    inherited,
+)
 
 NS = "{http://www.w3.org/2000/svg}"
 # scene kind -> the real preset it draws
@@ -94,12 +100,7 @@ def test_field_scene_captions_and_focus_never_collide(lang: str, data: st.DataOb
     focus = data.draw(st.lists(st.sampled_from("ABCD"), max_size=3, unique=True))
     panel = Panel(caption=caption, scene=scene, scenario=scenario, variant=variant, focus=focus)
     trace = view(f"{scenario}/{variant}")
-    try:
-        svg = draw_panel(_concept(panel), "fix", panel, trace, trace_values(trace), lang=lang)
-    except FitError as err:
-        assert str(err).startswith("card prop, panel fix: ")
-        return
-    assert_clean(svg)
+    assert_fix_panel_clean(panel, trace, lang)
 
 
 # ---- every number in a panel is a trace number ------------------------------------------------

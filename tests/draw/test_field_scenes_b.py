@@ -15,14 +15,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.artifacts.sim import trace_values
-from pipeline.draw import FitError, draw_panel
+from pipeline.draw import draw_panel
 from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX
 from pipeline.errors import InputError
 from pipeline.plan.model import Panel
 from pipeline.simulate.showcase import sample_concept
 from tests.draw.test_draw import _check_golden, _panel_svg
 from tests.draw.test_field_scenes import raw, view
-from tests.draw.test_layout_props import _concept, _text, assert_clean, inherited
+from tests.draw.test_layout_props import (
+    _text,
+    assert_clean,
+    assert_fix_panel_clean,
+    inherited,
+)
 
 NS = "{http://www.w3.org/2000/svg}"
 CASES = [("slo", "goodput"), ("streaming", "streaming"), ("sampling", "parallel_sampling"),
@@ -170,9 +175,4 @@ def test_new_scene_captions_never_collide(lang: str, data: st.DataObject) -> Non
     panel = Panel(caption=data.draw(_text(lang, limit)), scene=scene, scenario=scenario,
                   variant=variant, focus=focus)
     trace = _trace(f"{scenario}/{variant}")
-    try:
-        svg = draw_panel(_concept(panel), "fix", panel, trace, trace_values(trace), lang=lang)
-    except FitError as err:
-        assert str(err).startswith("card prop, panel fix: ")
-        return
-    assert_clean(svg)
+    assert_fix_panel_clean(panel, trace, lang)

@@ -75,6 +75,17 @@ def boxes_from_svg(svg: str) -> tuple[list[Box], Box]:
     return out, Box(inset, inset, w - inset, h - inset)
 
 
+def assert_fix_panel_clean(panel: Panel, trace: TraceView, lang: str) -> None:
+    """Draw `panel` as a card's fix panel over `trace`: either it refuses, naming the panel
+    (FitError), or nothing in it collides or leaves the panel (`assert_clean`)."""
+    try:
+        svg = draw_panel(_concept(panel), "fix", panel, trace, trace_values(trace), lang=lang)
+    except FitError as err:
+        assert str(err).startswith("card prop, panel fix: ")
+        return
+    assert_clean(svg)
+
+
 def assert_clean(svg: str) -> None:
     boxes, region = boxes_from_svg(svg)
     tol = 0.15  # coordinates are rounded to one decimal in the markup
@@ -117,9 +128,4 @@ def test_scene_captions_never_collide(lang: str, data: st.DataObject) -> None:
     scene = data.draw(st.sampled_from(sorted(SCENE_SCENARIO)))
     trace = TRACES[SCENE_SCENARIO[scene]]
     panel = Panel(caption=caption, scene=scene, scenario=SCENE_SCENARIO[scene], variant="with")
-    try:
-        svg = draw_panel(_concept(panel), "fix", panel, trace, trace_values(trace), lang=lang)
-    except FitError as err:
-        assert str(err).startswith("card prop, panel fix: ")
-        return
-    assert_clean(svg)
+    assert_fix_panel_clean(panel, trace, lang)
