@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field
 
@@ -25,7 +25,6 @@ from pipeline.plan.catalogue import (
     ScenarioEntry,
     fmt,
     grouped_placeholders,
-    max_generic,
     placeholder_entries,
     scene_kinds,
 )
@@ -39,6 +38,7 @@ from pipeline.plan.model import (
     MIN_ROUTE,
     PLAN_FORMAT,
     Concept,
+    MetricId,
     Panel,
     Plan,
     RouteStop,
@@ -113,7 +113,8 @@ def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue:
         techniques=catalogue.techniques,
         ruler_min=catalogue.ruler_minimum(),
         generic_one_in=GENERIC_ONE_IN,
-        max_generic=max_generic(2 * MIN_CONCEPTS),
+        generic_examples=(MIN_CONCEPTS, 10, 12, MAX_CONCEPTS),
+        ruler_metrics=catalogue.ruler_metrics or get_args(MetricId),
         budgets=text_budgets(lang),
         min_route=MIN_ROUTE,
         max_route=MAX_ROUTE,
