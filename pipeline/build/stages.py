@@ -117,7 +117,9 @@ def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
     meta = plan.meta
     if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
         return None
-    wanted = prompt_hash(build.config.lang, build.config.stuck, plan_catalogue())
+    wanted = prompt_hash(
+        build.config.lang, build.config.stuck, plan_catalogue(), list(build.config.progress)
+    )
     return plan if meta.prompt_hash == wanted else None
 
 
@@ -208,6 +210,7 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         out_dir=build.dir,
         catalogue=plan_catalogue(),
         rules=page_rules(corpus, build.config),
+        progress=list(build.config.progress),
         refresh=refresh,
     )
 
