@@ -27,7 +27,7 @@ from pipeline.build.state import (
 )
 from pipeline.config import PageConfig
 from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
-from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.catalogue import Catalogues
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
 
 
@@ -175,11 +175,11 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     return parse_plan(data, "page.toml + plan.json")
 
 
-def plan_catalogue() -> Catalogue:
-    """The registry filled by the simulator (`pipeline.simulate.catalogue`)."""
-    from pipeline.simulate.catalogue import catalogue
+def plan_catalogue() -> Catalogues:
+    """The registry's catalogues (`pipeline.fields`), filled by the fields' engines."""
+    from pipeline import fields
 
-    return catalogue()
+    return fields.catalogues()
 
 
 def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Violation]]:

@@ -16,8 +16,8 @@ from typing import Any
 from pipeline.artifacts.sim import SweepView, TechniqueView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.key import draw_tag
 from pipeline.draw.palette import FAINT, INK, PAPER
-from pipeline.draw.scenes.key import draw_tag
 from pipeline.plan.model import Plan
 
 WIDTH = 800.0

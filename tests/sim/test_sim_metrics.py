@@ -72,7 +72,7 @@ def test_engine_metrics_golden_6() -> None:
 def test_sweep_shape_and_determinism() -> None:
     first = sweep(n_requests=40, seed=3)
     assert first == sweep(n_requests=40, seed=3)
-    assert first["metrics"] == ["throughput", "ttft", "itl"]
+    assert first["metrics"] == ["throughput", "ttft", "itl", "tpot", "e2el"]
     ids = [t["id"] for t in first["techniques"]]
     assert ids == [
         "continuous_batching",
@@ -86,7 +86,7 @@ def test_sweep_shape_and_determinism() -> None:
         "disaggregation",
     ]
     for tech in first["techniques"]:
-        for key in ("throughput", "ttft", "itl"):
+        for key in ("throughput", "ttft", "itl", "tpot", "e2el", "ttft_p99", "tpot_p99"):
             base, var = tech["baseline"][key], tech["variant"][key]
             assert tech["change_pct"][key] == round((var - base) / base * 100, 1)
     cb = first["techniques"][0]
