@@ -9,7 +9,7 @@ the walkthrough (a derived number computed step by step) and its prompt section
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
