@@ -14,8 +14,9 @@ MAX_MICROBATCHES = 16_384
 MAX_LAYERS = 1_024
 MAX_VIRTUAL_STAGES = 64
 # Every rank's forwards and backwards together (2 · m · pp · v): the timeline holds one record
-# per action, and a step of 1,024 GPUs with pp 16 and 256 micro-batches has 8,192.
-MAX_PIPELINE_ACTIONS = 1_048_576
+# per action (~100 bytes of JSON). A step of 1,024 GPUs with pp 16 and 256 micro-batches has
+# 8,192; Megatron-LM's 1T-parameter run (pp 64, 512 micro-batches) 65,536, 131,072 interleaved.
+MAX_PIPELINE_ACTIONS = 262_144
 MAX_SEQ_LEN = 10_000_000
 MAX_HIDDEN = 1_000_000
 MAX_VOCAB = 100_000_000

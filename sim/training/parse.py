@@ -45,6 +45,7 @@ REQUIRED_TOP = ("model", "hardware", "parallel", "batch")
 SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
 MODEL_FIELDS = (*SHAPE_FIELDS, "params", "gated_mlp", "tied_embeddings", "id")
 ARCH_KEYS = ("heads", "ffn", "vocab")  # a model table needs these to be trained
+MAX_UNIT_TIME = 1e6  # unit-cost durations: small numbers a reader can follow
 _SHAPE_BOUNDS = {"layers": "layers", "hidden": "hidden size", "vocab": "vocabulary"}
 
 
@@ -96,7 +97,7 @@ def _model_from_shape(raw: Mapping[str, Any]) -> ModelArch:
         raise WorkloadError("model.heads", f"must divide hidden {model.hidden}")
     if model.heads % model.kv_heads:
         raise WorkloadError("model.kv_heads", f"must divide heads {model.heads}")
-    params = model.counted_params
+    params = check_bound("parameters", model.counted_params, "model")
     if "params" in raw:
         params = expect_int(raw["params"], "model.params", 1)
         check_bound("parameters", params, "model.params")
@@ -179,6 +180,13 @@ def _parse_batch(data: Any, dp: int) -> Batch:
     return Batch(microbatches=m, **values)
 
 
+def _unit_time(value: Any, name: str) -> float:
+    number = expect_number(value, f"cost.{name}", 0)
+    if number > MAX_UNIT_TIME:
+        raise WorkloadError(f"cost.{name}", f"must be at most {MAX_UNIT_TIME:,.0f} (a time unit)")
+    return number
+
+
 def _parse_cost(data: Any) -> Cost:
     raw = check_fields(
         data, ("kind", "forward", "backward", "p2p", "efficiency", "overlap"), "cost"
@@ -189,11 +197,13 @@ def _parse_cost(data: Any) -> Cost:
         if name in raw:
             raise WorkloadError(f"cost.{name}", f"does not apply to a {kind} cost")
     if kind == "unit":
-        forward = expect_number(raw.get("forward", 1.0), "cost.forward", 0)
-        backward = expect_number(raw.get("backward", 2.0), "cost.backward", 0)
-        if forward + backward <= 0:
+        defaults = {"forward": 1.0, "backward": 2.0, "p2p": 0.0}
+        values = {
+            name: _unit_time(raw.get(name, default), name) for name, default in defaults.items()
+        }
+        if values["forward"] + values["backward"] <= 0:
             raise WorkloadError("cost", "forward + backward must be > 0")
-        return Cost(kind, forward, backward, expect_number(raw.get("p2p", 0.0), "cost.p2p", 0))
+        return Cost(kind, **values)
     efficiency = expect_number(raw.get("efficiency", 0.5), "cost.efficiency", 0)
     if not 0 < efficiency <= 1:
         raise WorkloadError("cost.efficiency", "must be in (0, 1]: the share of dense peak reached")
