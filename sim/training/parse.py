@@ -203,7 +203,7 @@ def _parse_cost(data: Any) -> Cost:
         }
         if values["forward"] + values["backward"] <= 0:
             raise WorkloadError("cost", "forward + backward must be > 0")
-        return Cost(kind, **values)
+        return Cost(kind, values["forward"], values["backward"], values["p2p"])
     efficiency = expect_number(raw.get("efficiency", 0.5), "cost.efficiency", 0)
     if not 0 < efficiency <= 1:
         raise WorkloadError("cost.efficiency", "must be in (0, 1]: the share of dense peak reached")
