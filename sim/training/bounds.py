@@ -44,5 +44,7 @@ def check_bound(what: str, value: int, path: str) -> int:
     """`value` if it is within the bound named `what` (a key of `_BOUNDS`), else raise."""
     limit, name = _BOUNDS[what]
     if value > limit:
-        raise LimitExceeded(path, f"{value:,} {what} exceed the bound of {limit:,} ({name})")
+        # a number of hundreds of digits is named by its size, not spelled out
+        shown = f"{value:,}" if value < 10**24 else f"a {len(str(value))}-digit number of"
+        raise LimitExceeded(path, f"{shown} {what} exceed the bound of {limit:,} ({name})")
     return value

@@ -122,7 +122,9 @@ def layer_activation_bytes(w: TrainWorkload) -> float:
 
 def memory_per_rank(w: TrainWorkload, orders: list[list[Action]]) -> list[dict[str, object]]:
     """Per pipeline rank: params, grads, optimizer, activations, buffers, total, hbm, fits
-    (bytes, rounded), the finer parts, and the micro-batches held at the peak."""
+    (bytes, rounded), the finer parts, the parameters it holds (after tp), and
+    `microbatches_held`: the most (stage, micro-batch) activations it holds at once (with
+    interleaving a micro-batch counts once per stage of the rank that holds it)."""
     par, model = w.parallel, w.model
     stages = stage_params(model, par.stages)
     per_layer = layer_activation_bytes(w)

@@ -194,3 +194,7 @@ def test_bench_prints_the_training_step() -> None:
 
 def test_each_preset_names_itself() -> None:
     assert all(w["scenario"]["id"] == name for name, w in PRESETS.items())
+
+
+def test_a_number_of_hundreds_of_digits_is_refused_by_its_size(tmp_path: Path) -> None:
+    _refused(tmp_path, _with("parallel.dp", 10**300), "parallel.dp", "301-digit number", "MAX_GPUS")
