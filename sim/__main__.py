@@ -1,4 +1,4 @@
-"""`python -m sim`: run | table | presets | sweep | bench (see `--help` of each)."""
+"""`python -m sim`: run | table | presets | sweep | train | bench (see `--help` of each)."""
 
 from __future__ import annotations
 
@@ -101,6 +101,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--workload", default=None, help="with --rates: a generated workload file to load"
     )
 
+    train = sub.add_parser(
+        "train",
+        help="simulate one training step (pipeline, memory, collectives), print JSON",
+        description="Simulate WORKLOAD.json (or --preset NAME): one step of data-, tensor- and "
+        "pipeline-parallel training (SIM-TRAINING.md).",
+    )
+    train.add_argument("workload", nargs="?", help="training workload JSON file")
+    train.add_argument("--preset", help="built-in training preset, e.g. pipeline-1f1b")
+    train.add_argument("--list", action="store_true", help="list the training presets")
+    train.add_argument(
+        "--indent", action="store_true", help="indent the JSON for humans (default: compact)"
+    )
+
     bench = sub.add_parser(
         "bench",
         help="time the plain loop and the fast path",
@@ -140,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         return cli.guarded(
             lambda: cli.cmd_sweep(args.requests, args.seed, args.rates, args.workload)
         )
+    if args.command == "train":
+        if args.list:
+            return cli.guarded(cli.cmd_train_presets)
+        return cli.guarded(lambda: cli.cmd_train(args.workload, args.preset, indent=args.indent))
     from sim.bench import run_bench
 
     return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))
