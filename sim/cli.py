@@ -107,6 +107,13 @@ def cmd_sweep(
     return json_text(load_curve(workload, rates))
 
 
+def cmd_calibrate(write: bool) -> str:
+    """`calibrate`: predicted vs measured for the calibration set (`write`: store the fit)."""
+    from sim.cost.calibration_report import calibrate
+
+    return calibrate(write=write)
+
+
 def guarded(action: Callable[[], str | CommandOutput]) -> int:
     """Run a command; print its output, or ONE error line on stderr with exit code 2.
 

@@ -160,7 +160,9 @@ class FastVllmEngine(ArrayStepEngine):
         pairs = decode.context_tokens() + sum(
             n * int(self.computed[r]) + n * (n + 1) // 2 for r, n in given
         )
-        end = start + self.cost.step_time(StepWork(total, context, attention_pairs=pairs))
+        seqs = len(decode.offset) + len(given)
+        work = StepWork(total, context, attention_pairs=pairs, sequences=seqs)
+        end = start + self.cost.step_time(work)
         stamp = t(end)
         self.ends.append(stamp)
         order = list(self.running) if self.record else []

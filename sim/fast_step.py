@@ -210,7 +210,7 @@ class ArrayStepEngine:
         total = int(given.sum())
         context = int(comp_before.sum()) + total
         pairs = int((given * comp_before).sum() + (given * (given + 1) // 2).sum())
-        work = StepWork(total, context, attention_pairs=pairs)
+        work = StepWork(total, context, attention_pairs=pairs, sequences=len(sched))
         end = start + (self.cost.step_time(work) if len(sched) else 0.0)
         new_comp = comp_before + given
         self.computed[sched] = new_comp

@@ -3,12 +3,13 @@ fitted to published measurements (`sim/data/calibration/`, `python -m sim calibr
 
 One step, on each of the tp GPUs that share the model, takes (ms)
 
-    overhead(gpu)                                   launch, scheduling, sampling
+    overhead(gpu) + seq_ms * sequences              launch and scheduling; sampling and
+                                                    bookkeeping per scheduled request
   + max(dense FLOPs / (peak * compute_fraction),    the matrix multiplies: compute-bound
         weights / (hbm * weight_fraction))          in prefill, weight-read-bound in decode
   + max(attention FLOPs / (peak * attention_fraction),
         KV read / (hbm * kv_fraction))              attention, its own kernels
-  + fp8_step_ms                                     fp8 KV only: quantising each step's K/V
+  + fp8_step_ms + fp8_seq_ms * sequences           fp8 KV only: scales, quantising K/V
   + 2 * layers * (allreduce(tokens * hidden * 2 B)  tp > 1: two all-reduces per layer, each
                   + tp_sync_ms)                     the collective plus what a real step
                                                     spends around it (GPUs waiting for each other)
@@ -85,13 +86,18 @@ class Params:
     kv_scale: float
     fp8_kv_scale: float  # multiplies the fp8 (half-width) KV read time at peak
     fp8_step_ms: float
+    seq_ms: float
+    fp8_seq_ms: float
     link: dict[str, float]  # {"latency": s, "bandwidth": bytes/s} for `allreduce_seconds`
     tp_sync_ms: float  # per all-reduce call in a step, beyond the collective itself
 
 
-def step_terms(m: Machine, tokens: Any, context: Any, pairs: Any) -> dict[str, Any]:
+def step_terms(
+    m: Machine, tokens: Any, context: Any, pairs: Any, sequences: Any
+) -> dict[str, Any]:
     """A step's costs at peak (ms) and its all-reduce message; numbers or numpy arrays."""
     return {
+        "sequences": sequences,
         "dense": m.dense_ms_per_token * tokens,
         "weights": m.weights_ms + 0.0 * tokens,
         "attention": m.attention_ms_per_pair * pairs,
@@ -107,14 +113,21 @@ def step_ms(m: Machine, terms: dict[str, Any], p: Params) -> Any:
     attention = np.maximum(terms["attention"], kv_scale * terms["kv"])
     one = allreduce_seconds(terms["message_bytes"], m.tp, p.link) if m.allreduce_calls else 0.0
     link = m.allreduce_calls * (one * MS_PER_S + p.tp_sync_ms)
-    return p.overhead_ms + gemm + attention + (p.fp8_step_ms if m.fp8 else 0.0) + link
+    fixed = p.overhead_ms + p.seq_ms * terms["sequences"]
+    if m.fp8:
+        fixed = fixed + p.fp8_step_ms + p.fp8_seq_ms * terms["sequences"]
+    return fixed + gemm + attention + link
 
 
 def link_params(kind: str) -> dict[str, float]:
     """``{"latency": s, "bandwidth": bytes/s}`` of a link kind (NVLink fitted, others sourced)."""
     if kind == "nvlink":
-        fitted: dict[str, float] = calibration_table("fitted")["nvlink"]
-        return {"latency": float(fitted["latency"]), "bandwidth": float(fitted["bandwidth"])}
+        fitted = calibration_table("fitted")["nvlink"]
+        bandwidth = fitted["bandwidth"]  # None: the fit found no bandwidth term
+        return {
+            "latency": float(fitted["latency"]),
+            "bandwidth": float("inf") if bandwidth is None else float(bandwidth),
+        }
     sourced = calibration_table("sourced")["links"][kind]
     return {"latency": float(sourced["latency"]), "bandwidth": float(sourced["bandwidth"])}
 
@@ -136,6 +149,8 @@ def fitted_params(gpu_id: str, link: str = "nvlink") -> Params:
         kv_scale=1.0 / float(fitted["kv_bandwidth_fraction"]),
         fp8_kv_scale=float(fitted["fp8_kv_read_factor"]) / float(fitted["kv_bandwidth_fraction"]),
         fp8_step_ms=float(fitted["fp8_step_ms"]),
+        seq_ms=float(fitted["sequence_ms"]),
+        fp8_seq_ms=float(fitted["fp8_sequence_ms"]),
         link=link_params(link),
         tp_sync_ms=float(fitted["tp_sync_ms"]),
     )
@@ -161,8 +176,10 @@ class CalibratedCost:
         self.gpu = gpu_table(config.gpu)
 
     def _terms(self, work: Any) -> dict[str, Any]:
+        # Not counted (0): what a step of decodes has (one token and its context per request).
         pairs = work.attention_pairs or work.context_tokens
-        return step_terms(self.machine, work.scheduled_tokens, work.context_tokens, pairs)
+        seqs = work.sequences or work.scheduled_tokens
+        return step_terms(self.machine, work.scheduled_tokens, work.context_tokens, pairs, seqs)
 
     def compute_ms(self, work: Any) -> float:
         """The step's arithmetic: dense layers at the fitted fraction, attention at the sourced."""

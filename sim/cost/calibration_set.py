@@ -45,6 +45,7 @@ class RecordedRun:
     tokens: np.ndarray
     context: np.ndarray
     pairs: np.ndarray
+    sequences: np.ndarray
     token_steps: tuple[np.ndarray, ...]
     admitted: np.ndarray
     output_tokens: int
@@ -115,7 +116,7 @@ def _record_setup(text: str) -> RecordedRun:
     unit_workload = json.loads(text)
     trace = run_workload(unit_workload)
     requests = unit_workload["requests"]
-    tokens, context, pairs = [], [], []
+    tokens, context, pairs, seqs = [], [], [], []
     first: dict[str, int] = {}
     computed: dict[str, int] = {}  # KV written so far: nothing is preempted (checked below)
     for index, step in enumerate(trace["steps"]):
@@ -123,6 +124,7 @@ def _record_setup(text: str) -> RecordedRun:
             raise ValueError("a calibration run preempts; give its engine more blocks")
         sched = step["scheduled"]
         tokens.append(sum(sched.values()))
+        seqs.append(len(sched))
         context.append(sum(computed.get(r, 0) + n for r, n in sched.items()))
         pairs.append(sum(n * computed.get(r, 0) + n * (n + 1) // 2 for r, n in sched.items()))
         for r, n in sched.items():
@@ -138,6 +140,7 @@ def _record_setup(text: str) -> RecordedRun:
         tokens=np.asarray(tokens, dtype=float),
         context=np.asarray(context, dtype=float),
         pairs=np.asarray(pairs, dtype=float),
+        sequences=np.asarray(seqs, dtype=float),
         token_steps=steps,
         admitted=np.asarray([first[r] for r in ids], dtype=int),
         output_tokens=sum(len(s) for s in steps),
@@ -159,10 +162,15 @@ def load_set() -> tuple[Measurement, ...]:
     return tuple(out)
 
 
+def terms_of(mach: Machine, run: RecordedRun) -> dict[str, np.ndarray]:
+    """`step_terms` of every step of a recorded run."""
+    return step_terms(mach, run.tokens, run.context, run.pairs, run.sequences)
+
+
 def step_times(m: Measurement, run: RecordedRun, p: Params) -> np.ndarray:
     """The step times (ms) of one recorded run under `p`."""
     assert m.machine is not None
-    return np.asarray(step_ms(m.machine, step_terms(m.machine, run.tokens, run.context, run.pairs), p))
+    return np.asarray(step_ms(m.machine, terms_of(m.machine, run), p))
 
 
 def selection(m: Measurement, times: list[np.ndarray]) -> list[np.ndarray]:

@@ -15,8 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.cost.calibrated import Params, step_terms
-from sim.cost.calibration_set import MS_PER_S, Measurement, predict, selection, step_times
+from sim.cost.calibrated import Params
+from sim.cost.calibration_set import (
+    MS_PER_S,
+    Measurement,
+    predict,
+    selection,
+    step_times,
+    terms_of,
+)
 
 GPUS = ("a100-80gb", "h100-sxm", "h200")
 REFERENCE_ERA = "vllm-0.19"  # the newest measured vLLM: the simulator's own overheads
@@ -30,6 +37,8 @@ NAMES = (
         "kv_scale",
         "fp8_kv_scale",
         "fp8_step_ms",
+        "sequence_ms",
+        "fp8_sequence_ms",
         "link_latency_ms",
         "link_ms_per_byte",
         "tp_sync_ms",
@@ -39,7 +48,7 @@ AT = {name: i for i, name in enumerate(NAMES)}
 # Scales are 1 / efficiency: at least 1. Times are at least 0.
 LOWER = np.array([1.0 if name.endswith("_scale") else 0.0 for name in NAMES])
 START = np.array(
-    [2.0] * len(GPUS) + [1.0] * len(ERAS) + [1.6, 1.2, 1.2, 1.2, 0.1, 0.01, 1e-8, 0.01]
+    [2.0] * len(GPUS) + [1.0] * len(ERAS) + [1.6, 1.2, 1.2, 1.2, 0.1, 0.01, 0.01, 0.01, 1e-8, 0.01]
 )
 MAX_ROUNDS = 60
 US_PER_MS = 1000.0
@@ -56,6 +65,8 @@ def params_of(theta: np.ndarray, gpu: str, era: str = REFERENCE_ERA) -> Params:
         kv_scale=float(theta[AT["kv_scale"]]),
         fp8_kv_scale=float(theta[AT["fp8_kv_scale"]]),
         fp8_step_ms=float(theta[AT["fp8_step_ms"]]),
+        seq_ms=float(theta[AT["sequence_ms"]]),
+        fp8_seq_ms=float(theta[AT["fp8_sequence_ms"]]),
         link={
             "latency": float(theta[AT["link_latency_ms"]]) / MS_PER_S,
             "bandwidth": MS_PER_S / per_byte if per_byte > 0 else float("inf"),
@@ -89,7 +100,7 @@ def row(m: Measurement, theta: np.ndarray) -> tuple[np.ndarray, float]:
     constant = 0.0
     share = 2.0 * (mach.tp - 1) / mach.tp
     for w, run in zip(selection(m, times), m.runs, strict=True):
-        terms = step_terms(mach, run.tokens, run.context, run.pairs)
+        terms = terms_of(mach, run)
         dense_side = p.compute_scale * terms["dense"] >= p.weight_scale * terms["weights"]
         coef[AT["compute_scale"]] += w @ np.where(dense_side, terms["dense"], 0.0)
         coef[AT["weight_scale"]] += w @ np.where(dense_side, 0.0, terms["weights"])
@@ -101,8 +112,10 @@ def row(m: Measurement, theta: np.ndarray) -> tuple[np.ndarray, float]:
         coef[AT[mach.gpu]] += w.sum()
         if era != REFERENCE_ERA:
             coef[AT[era]] += w.sum()
+        coef[AT["sequence_ms"]] += w @ terms["sequences"]
         if mach.fp8:
             coef[AT["fp8_step_ms"]] += w.sum()
+            coef[AT["fp8_sequence_ms"]] += w @ terms["sequences"]
         if mach.allreduce_calls:
             coef[AT["link_latency_ms"]] += mach.allreduce_calls * w.sum()
             coef[AT["tp_sync_ms"]] += mach.allreduce_calls * w.sum()

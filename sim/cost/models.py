@@ -24,13 +24,15 @@ class StepWork:
 
     `attention_pairs` counts (query token, key token) pairs under the causal mask: a request
     given n tokens after c computed ones adds ``n * c + n * (n + 1) / 2``. 0 means not counted;
-    a model that needs it then takes `context_tokens` (exact when every request decodes)."""
+    a model that needs it then takes `context_tokens` (exact when every request decodes).
+    `sequences` is the number of requests the step schedules (0: not counted)."""
 
     scheduled_tokens: int
     context_tokens: int
     draft_runs: int = 0
     draft_batch: int = 0
     attention_pairs: int = 0
+    sequences: int = 0
 
 
 class CostModel(Protocol):
