@@ -9,7 +9,7 @@ One step, on each of the tp GPUs that share the model, takes (ms)
         weights / (hbm * weight_fraction))          in prefill, weight-read-bound in decode
   + max(attention FLOPs / (peak * attention_fraction),
         KV read / (hbm * kv_fraction))              attention, its own kernels
-  + fp8_step_ms + fp8_seq_ms * sequences           fp8 KV only: scales, quantising K/V
+  + fp8_step_ms                                     fp8 KV only: quantising queries and K/V
   + 2 * layers * (allreduce(tokens * hidden * 2 B)  tp > 1: two all-reduces per layer, each
                   + tp_sync_ms)                     the collective plus what a real step
                                                     spends around it (GPUs waiting for each other)
@@ -87,7 +87,6 @@ class Params:
     fp8_kv_scale: float  # multiplies the fp8 (half-width) KV read time at peak
     fp8_step_ms: float
     seq_ms: float
-    fp8_seq_ms: float
     link: dict[str, float]  # {"latency": s, "bandwidth": bytes/s} for `allreduce_seconds`
     tp_sync_ms: float  # per all-reduce call in a step, beyond the collective itself
 
@@ -115,7 +114,7 @@ def step_ms(m: Machine, terms: dict[str, Any], p: Params) -> Any:
     link = m.allreduce_calls * (one * MS_PER_S + p.tp_sync_ms)
     fixed = p.overhead_ms + p.seq_ms * terms["sequences"]
     if m.fp8:
-        fixed = fixed + p.fp8_step_ms + p.fp8_seq_ms * terms["sequences"]
+        fixed = fixed + p.fp8_step_ms
     return fixed + gemm + attention + link
 
 
@@ -150,7 +149,6 @@ def fitted_params(gpu_id: str, link: str = "nvlink") -> Params:
         fp8_kv_scale=float(fitted["fp8_kv_read_factor"]) / float(fitted["kv_bandwidth_fraction"]),
         fp8_step_ms=float(fitted["fp8_step_ms"]),
         seq_ms=float(fitted["sequence_ms"]),
-        fp8_seq_ms=float(fitted["fp8_sequence_ms"]),
         link=link_params(link),
         tp_sync_ms=float(fitted["tp_sync_ms"]),
     )
@@ -180,6 +178,12 @@ class CalibratedCost:
         pairs = work.attention_pairs or work.context_tokens
         seqs = work.sequences or work.scheduled_tokens
         return step_terms(self.machine, work.scheduled_tokens, work.context_tokens, pairs, seqs)
+
+    def fixed_ms(self, work: Any) -> float:
+        """The step's fixed part: per-step and per-sequence costs (and fp8's per-step cost)."""
+        terms = self._terms(work)
+        fixed = self.params.overhead_ms + self.params.seq_ms * terms["sequences"]
+        return float(fixed + (self.params.fp8_step_ms if self.machine.fp8 else 0.0))
 
     def compute_ms(self, work: Any) -> float:
         """The step's arithmetic: dense layers at the fitted fraction, attention at the sourced."""

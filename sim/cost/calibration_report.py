@@ -47,7 +47,6 @@ def fitted_document(report: Report, measurements: Sequence[Measurement]) -> dict
         "fp8_kv_read_factor": float(theta[AT["fp8_kv_scale"]] / theta[AT["kv_scale"]]),
         "fp8_step_ms": float(theta[AT["fp8_step_ms"]]),
         "sequence_ms": float(theta[AT["sequence_ms"]]),
-        "fp8_sequence_ms": float(theta[AT["fp8_sequence_ms"]]),
         "nvlink": {"latency": float(theta[AT["link_latency_ms"]]) / 1000.0,
                    "bandwidth": 1000.0 / per_byte if per_byte > 0 else None},
         "tp_sync_ms": float(theta[AT["tp_sync_ms"]]),

@@ -38,7 +38,6 @@ NAMES = (
         "fp8_kv_scale",
         "fp8_step_ms",
         "sequence_ms",
-        "fp8_sequence_ms",
         "link_latency_ms",
         "link_ms_per_byte",
         "tp_sync_ms",
@@ -48,7 +47,7 @@ AT = {name: i for i, name in enumerate(NAMES)}
 # Scales are 1 / efficiency: at least 1. Times are at least 0.
 LOWER = np.array([1.0 if name.endswith("_scale") else 0.0 for name in NAMES])
 START = np.array(
-    [2.0] * len(GPUS) + [1.0] * len(ERAS) + [1.6, 1.2, 1.2, 1.2, 0.1, 0.01, 0.01, 0.01, 1e-8, 0.01]
+    [2.0] * len(GPUS) + [1.0] * len(ERAS) + [1.6, 1.2, 1.2, 1.2, 0.1, 0.01, 0.01, 1e-8, 0.01]
 )
 MAX_ROUNDS = 60
 US_PER_MS = 1000.0
@@ -66,7 +65,6 @@ def params_of(theta: np.ndarray, gpu: str, era: str = REFERENCE_ERA) -> Params:
         fp8_kv_scale=float(theta[AT["fp8_kv_scale"]]),
         fp8_step_ms=float(theta[AT["fp8_step_ms"]]),
         seq_ms=float(theta[AT["sequence_ms"]]),
-        fp8_seq_ms=float(theta[AT["fp8_sequence_ms"]]),
         link={
             "latency": float(theta[AT["link_latency_ms"]]) / MS_PER_S,
             "bandwidth": MS_PER_S / per_byte if per_byte > 0 else float("inf"),
@@ -115,7 +113,6 @@ def row(m: Measurement, theta: np.ndarray) -> tuple[np.ndarray, float]:
         coef[AT["sequence_ms"]] += w @ terms["sequences"]
         if mach.fp8:
             coef[AT["fp8_step_ms"]] += w.sum()
-            coef[AT["fp8_sequence_ms"]] += w @ terms["sequences"]
         if mach.allreduce_calls:
             coef[AT["link_latency_ms"]] += mach.allreduce_calls * w.sum()
             coef[AT["tp_sync_ms"]] += mach.allreduce_calls * w.sum()
