@@ -89,7 +89,8 @@ FIELD_CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
         "FP8 KV cache",
         "Llama-3-8B on one H100 with a small KV budget left (4.2 MB): in bf16 a 4-token block "
         "takes 512 KiB, so 8 blocks fit and requests preempt each other; in fp8 a block takes "
-        "half, 16 blocks fit and nobody is preempted.",
+        "half, 16 blocks fit and nobody is preempted. Steps are timed by the calibrated cost "
+        "model (an estimate fitted to published vLLM measurements).",
         _kv_dtype("bf16"),
         _kv_dtype("fp8"),
     ),
@@ -98,7 +99,9 @@ FIELD_CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
         "Tensor parallelism",
         "Llama-3-70B (141 GB of weights) does not fit one 80 GB H100. On 2 GPUs it fits with "
         "2.8 GB left for KV; on 4 the weights take a quarter each, the KV pool grows to 147 GB "
-        "and each step reads a quarter of the weights per GPU, plus two all-reduces per layer.",
+        "and each step reads a quarter of the weights per GPU, plus two all-reduces per layer. "
+        "Steps are timed by the calibrated cost model (an estimate fitted to published vLLM "
+        "measurements).",
         _tensor_parallel(2),
         _tensor_parallel(4),
     ),

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sim.api import run_workload
-from sim.config import CostConfig
+from sim.config import CostConfig, DraftConfig
 from sim.cost import StepWork
 from sim.cost.calibrated import CalibratedCost, fitted_params
 from sim.cost.calibration_report import fitted_document, is_current, render
@@ -169,3 +169,16 @@ def test_a_workload_selects_the_calibrated_model() -> None:
                                 "requests": requests}, detail=True) for link in ("nvlink", "pcie")}
     assert over["pcie"]["cost"]["link"] == "pcie" and over["pcie"]["cost"]["tp"] == 2
     assert over["pcie"]["summary"]["duration"] > over["nvlink"]["summary"]["duration"]
+
+
+def test_a_draft_model_costs_time_on_the_calibrated_model_too() -> None:
+    work = StepWork(4, 400, draft_runs=3, draft_batch=4, sequences=4)
+    plain = CalibratedCost(CostConfig(kind="calibrated"))
+    drafted = CalibratedCost(
+        CostConfig(kind="calibrated", draft=DraftConfig(kind="model", params=1e9))
+    )
+    assert plain.draft_ms(work) == 0.0
+    # Three passes of a 1B model, each reading its 2 GB of weights at the fitted bandwidth.
+    assert drafted.step_time(work) - plain.step_time(work) == pytest.approx(
+        3 * 2e9 / (3.35e12 * calibration_table("fitted")["weight_bandwidth_fraction"]) * 1000
+    )
