@@ -1,4 +1,4 @@
-"""`python -m sim`: run | table | presets | sweep | train | bench (see `--help` of each)."""
+"""`python -m sim`: run | table | presets | sweep | train | calibrate | bench (see `--help` of each)."""
 
 from __future__ import annotations
 
@@ -126,6 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--scale", action="store_true", help="also time 1k, 10k, 100k requests (fast path)"
     )
     bench.add_argument("--no-plain", action="store_true", help="skip the plain loop")
+
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="fit the calibrated cost model to published measurements and report its error",
+        description="Predicted vs measured for sim/data/calibration/measurements.json, median, "
+        "worst and leave-one-out errors (about 20 s).",
+    )
+    calibrate.add_argument(
+        "--write", action="store_true", help="store the fit in sim/data/calibration/fitted.json"
+    )
     return parser
 
 
@@ -157,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.list:
             return cli.guarded(cli.cmd_train_presets)
         return cli.guarded(lambda: cli.cmd_train(args.workload, args.preset, indent=args.indent))
+    if args.command == "calibrate":
+        return cli.guarded(lambda: cli.cmd_calibrate(args.write))
     from sim.bench import run_bench
 
     return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))

@@ -126,6 +126,13 @@ def cmd_train_presets() -> str:
     return "\n".join(f"{name}\t{w['scenario']['title']}" for name, w in PRESETS.items())
 
 
+def cmd_calibrate(write: bool) -> str:
+    """`calibrate`: predicted vs measured for the calibration set (`write`: store the fit)."""
+    from sim.cost.calibration_report import calibrate
+
+    return calibrate(write=write)
+
+
 def guarded(action: Callable[[], str | CommandOutput]) -> int:
     """Run a command; print its output, or ONE error line on stderr with exit code 2.
 

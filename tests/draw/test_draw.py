@@ -374,7 +374,7 @@ def test_roofline_numbers_come_from_the_trace() -> None:
         calc = fig["decode_compute_ms"]
         assert f"算 {calc:.2f} 毫秒" in words if calc < 0.095 else f"算 {calc:.1f} 毫秒" in words
         seen[variant] = fig
-    assert seen["with"]["decode_step_ms"] < 1.3 * seen["without"]["decode_step_ms"]
+    assert seen["with"]["decode_step_ms"] < 1.4 * seen["without"]["decode_step_ms"]
 
 
 def test_roofline_refuses_a_trace_without_the_arithmetic_figures() -> None:

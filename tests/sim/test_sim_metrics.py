@@ -92,7 +92,8 @@ def test_sweep_shape_and_determinism() -> None:
     cb = first["techniques"][0]
     assert cb["change_pct"]["ttft"] < 0
     by_id = {t["id"]: t for t in first["techniques"]}
-    # Two GPUs halve the roofline's step; a decode-only pool keeps the slowest gaps short.
-    assert by_id["tensor_parallel"]["change_pct"]["itl"] < -30
+    # Two GPUs cut the calibrated step by less than half (the fixed costs and the all-reduces do
+    # not split); a decode-only pool keeps the slowest gaps short.
+    assert -50 < by_id["tensor_parallel"]["change_pct"]["itl"] < -10
     assert by_id["disaggregation"]["change_pct"]["itl_p99"] < 0
     assert by_id["spec_decode"]["variant"]["engine"]["num_speculative_tokens"] == 3
