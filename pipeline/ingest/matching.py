@@ -165,9 +165,9 @@ def match_entry(entry: ReadingListEntry, sources: list[Source]) -> str | None:
         if copies:
             # A saved page before a Markdown copy, then the closer title; ties: the first file.
             score, source = max(copies, key=lambda c: (c[1].kind in SAVED_PAGE_KINDS, c[0]))
-            why = "same URL" + (f", title {score:.2f}" if titled else "")
+            why = "same URL"
             if entry.completed_from:
-                why += f" (the address was completed from {entry.completed_from})"
+                why += f"; the address was completed from {entry.completed_from}"
             _set(entry, source, "url", score if titled else None, why)
             return None
         notes = [s.id for _, s in scored]
@@ -181,7 +181,7 @@ def match_entry(entry: ReadingListEntry, sources: list[Source]) -> str | None:
         return _no_copy(notes, None)
     best = max(((_score(entry, s), s) for s in pool), key=lambda c: c[0], default=None)
     if best is not None and best[0] >= TITLE_MATCH_THRESHOLD:
-        _set(entry, best[1], "title", best[0], f"title {best[0]:.2f}")
+        _set(entry, best[1], "title", best[0], "similar titles")
         return None
     contained = _contained(entry, pool)
     if isinstance(contained, str):
@@ -194,13 +194,13 @@ def match_entry(entry: ReadingListEntry, sources: list[Source]) -> str | None:
 def _contained(entry: ReadingListEntry, pool: list[Source]) -> str | bool | None:
     """Match by a page title inside the entry's: True when matched, a reason when several pages
     fit equally and their file names cannot tell them apart, None when none fits."""
-    found = [(c, s) for s in pool if (c := _coverage(entry.title, s.title)) is not None]
+    found = [(c, s) for s in pool if (c := title_coverage(entry.title, s.title)) is not None]
     if not found:
         return None
     found.sort(key=lambda f: -f[0])
     top = [f for f in found if f[0] == found[0][0]]
     coverage, source = top[0]
-    why = f"the entry's title contains the copy's title ({coverage:.2f} of it)"
+    why = "the entry's title contains the copy's whole title"
     if len(top) == 1:
         _set(entry, source, "contains", coverage, why)
         return True
@@ -214,7 +214,7 @@ def _contained(entry: ReadingListEntry, pool: list[Source]) -> str | bool | None
     return True
 
 
-def _coverage(entry_title: str, page_title: str) -> float | None:
+def title_coverage(entry_title: str, page_title: str) -> float | None:
     """The share of the entry's normalised title that the page's whole title covers, when it
     holds it between word boundaries (CJK text has none to respect); else None."""
     entry, page = normalize_title(entry_title), normalize_title(page_title)

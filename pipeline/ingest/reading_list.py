@@ -111,8 +111,8 @@ def read_reading_list(text: str) -> ParsedList:
     used: set[str] = set()
     for block in _blocks(_segments(lines)):
         _read_block(block, definitions, used, out)
-    for label, (number, target) in definitions.items():
-        if label not in used:  # "[Orca]: https://…" on its own names an entry too
+    for key, (number, target, label) in definitions.items():
+        if key not in used:  # "[Orca]: https://…" on its own names an entry too
             name = "" if label.isdigit() else label
             _add(out, number, Found(0, 0, "link", target, name), name, "")
     return _deduplicated(out)
@@ -166,12 +166,14 @@ def _shown(text: str) -> str:
 # Lines into segments and blocks
 
 
-def _definitions(lines: list[str]) -> dict[str, tuple[int, str]]:
-    found: dict[str, tuple[int, str]] = {}
+def _definitions(lines: list[str]) -> dict[str, tuple[int, str, str]]:
+    """Reference-style link definitions: label (case-folded) → (line, target, label)."""
+    found: dict[str, tuple[int, str, str]] = {}
     for number, line in enumerate(lines, 1):
         m = DEFINITION.match(line)
         if m:
-            found.setdefault(m.group("label").strip().casefold(), (number, m.group("target")))
+            label = m.group("label").strip()
+            found.setdefault(label.casefold(), (number, m.group("target"), label))
     return found
 
 
@@ -241,7 +243,7 @@ def _blocks(segments: list[Segment]) -> list[list[Segment]]:
 
 def _read_block(
     block: list[Segment],
-    definitions: dict[str, tuple[int, str]],
+    definitions: dict[str, tuple[int, str, str]],
     used: set[str],
     out: ParsedList,
 ) -> None:
@@ -275,12 +277,12 @@ def _read_block(
                     note = block[below].text.strip(SEPARATORS)
             if f.kind == "ref":
                 used.add(f.label.casefold())
-                number, target = definitions[f.label.casefold()]
+                target = definitions[f.label.casefold()][1]
                 f = Found(f.start, f.end, "link", target, f.text)
             _add(out, seg.line, f, title, plain_text(note))
 
 
-def _resolves(found: Found, definitions: dict[str, tuple[int, str]]) -> bool:
+def _resolves(found: Found, definitions: dict[str, tuple[int, str, str]]) -> bool:
     """A reference-style link counts only when its label is defined (else it is plain text)."""
     return found.kind != "ref" or found.label.casefold() in definitions
 
@@ -315,8 +317,8 @@ def _title_in(before: str) -> tuple[str, int]:
             cut += run.start(1)
         start, text = start + cut, text[cut:].strip(SEPARATORS)
     text = plain_text(text).strip(TITLE_QUOTES + " ")
-    if not text or len(text) > TITLE_MAX_CHARS:
-        return "", len(before)
+    if len(re.findall(r"\w", text)) < 2 or len(text) > TITLE_MAX_CHARS:
+        return "", len(before)  # "见https://…": one word of prose, no title
     return text, start
 
 
@@ -335,7 +337,7 @@ def _no_address(block: list[Segment], out: ParsedList) -> None:
             return
     head = block[0]
     if not head.item or head.text.rstrip().endswith((":", "：")):
-        return
+        return  # prose, or a sub-heading ("- 论文："): no entry meant
     text = head.text
     first = SENTENCE_END.search(text)
     text = text[: first.start()] if first else text
@@ -343,9 +345,10 @@ def _no_address(block: list[Segment], out: ParsedList) -> None:
         if first or SENTENCE_END.search(seg.text) or len(seg.text) > WHOLE_TITLE_MAX_CHARS * 2:
             break
         text += " " + seg.text
-    out.entries.append(
-        ReadingListEntry(title=plain_text(text), title_from="item", line=head.line)
-    )
+    if re.search(r"\w", plain_text(text)):  # an empty item names nothing
+        out.entries.append(
+            ReadingListEntry(title=plain_text(text), title_from="item", line=head.line)
+        )
 
 
 def _add(out: ParsedList, line: int, found: Found, title: str, note: str) -> None:
