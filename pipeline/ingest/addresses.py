@@ -127,13 +127,6 @@ def web_url(written: str) -> str | None:
     return address
 
 
-def is_web_link(target: str) -> bool:
-    """Whether a Markdown link's target is an http(s) URL (a relative path is not one)."""
-    return bool(re.match(r"^https?://", target.strip(), flags=re.I)) and (
-        web_url(target) is not None or bool(ELLIPSIS.search(target.strip()))
-    )
-
-
 def loose_address(address: str) -> str:
     """An address for comparing with one a social site shortened: no scheme, no `www.`, the host
     lower-cased, no ellipsis, no trailing slash ("https://www.AnyScale.com/blog/x/" →

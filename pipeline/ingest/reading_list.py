@@ -36,7 +36,7 @@ from pipeline.artifacts.sources import (
     UnmatchedEntry,
     normalize_url,
 )
-from pipeline.ingest.addresses import Found, find_addresses, is_web_link, plain_text, web_url
+from pipeline.ingest.addresses import Found, find_addresses, plain_text, web_url
 from pipeline.ingest.formats import TITLE_MAX_CHARS
 from pipeline.ingest.matching import complete_addresses, match_entry
 
@@ -66,7 +66,7 @@ VENUE = re.compile(r"[，,]\s*(?:[A-Za-z][\w&-]*\s+){0,2}'?\d{2,4}$")
 WHOLE_TITLE_MAX_CHARS = 40
 LATIN_RUN = re.compile(r"(?:^|(?<=[^\x00-\u024f’–—]))\s*([A-Za-z0-9][\x00-\u024f’–—]*)$")
 # Text in a line that says it meant to give an address.
-ADDRESS_HINT = re.compile(r"https?:|://|www\.|\]\(", re.I)
+ADDRESS_HINT = re.compile(r"https?:/|://|www\.\w|\]\(", re.I)
 SHOWN_CHARS = 60
 
 
@@ -199,21 +199,33 @@ def _segments(lines: list[str]) -> list[Segment]:
     return segments
 
 
-def _split_numbered(line: str) -> list[tuple[str, bool]]:
-    """A line as (text, starts an item) parts: split where list numbers count up from 1."""
+def _split_numbered(
+    line: str, patterns: tuple[re.Pattern[str], ...] = INLINE_NUMBER
+) -> list[tuple[str, bool]]:
+    """A line as (text, starts an item) parts: split where list numbers count up from 1 (each
+    style in turn: "1. … 2. …" and, inside a part, "[1] … [2] …")."""
     spans = [(f.start, f.end) for f in find_addresses(line)]
-    for pattern in INLINE_NUMBER:
-        chain: list[re.Match[str]] = []
+    for k, pattern in enumerate(patterns):
+        chains: list[list[re.Match[str]]] = []
         for m in pattern.finditer(line):
-            inside = any(a <= m.start() < b for a, b in spans)
-            if not inside and int(m.group(1)) == len(chain) + 1:
-                chain.append(m)
-        if len(chain) >= 2:
-            ends = [m.start() for m in chain[1:]] + [len(line)]
-            head = line[: chain[0].start()].strip()
-            parts = [(head, False)] if head else []
-            parts += [(line[m.end() : end].strip(), True) for m, end in zip(chain, ends, strict=True)]
-            return parts
+            if any(a <= m.start() < b for a, b in spans):
+                continue
+            number = int(m.group(1))
+            if number == 1:  # "正文 [1] … [2] … 出处 [1] [2] [3] [4]": every 1 may start the list
+                chains.append([m])
+            elif chains and number == len(chains[-1]) + 1:
+                chains[-1].append(m)
+        chain = max(reversed(chains), key=len, default=[])  # the longest; a tie: the last
+        if len(chain) < 2:
+            continue
+        rest = patterns[k + 1 :]
+        ends = [m.start() for m in chain[1:]] + [len(line)]
+        head = line[: chain[0].start()].strip()
+        parts = _split_numbered(head, rest) if head else []
+        for m, end in zip(chain, ends, strict=True):
+            inner = _split_numbered(line[m.end() : end].strip(), rest)
+            parts += [(inner[0][0], True), *inner[1:]] if inner else [("", True)]
+        return parts
     marker = MARKER.match(line)
     return [(line[marker.end() :].strip(), True)] if marker else [(line, False)]
 
@@ -248,8 +260,10 @@ def _read_block(
     out: ParsedList,
 ) -> None:
     found = [[f for f in find_addresses(s.text) if _resolves(f, definitions)] for s in block]
+    reported = _report_unread(block, found, out)
     if not any(found):
-        _no_address(block, out)
+        if not reported:
+            _no_address(block, out)
         return
     titles: dict[tuple[int, int], tuple[str, int]] = {}
     title_lines: set[int] = set()
@@ -260,7 +274,8 @@ def _read_block(
             titles[(i, j)] = (title, prev_end + at if f.kind not in ("link", "ref") else f.start)
             above = block[i - 1] if i else None
             if not title and j == 0 and not seg.text[: f.start].strip() and above is not None:
-                if not found[i - 1] and not above.heading and (i - 1) not in title_lines:
+                introduces = above.text.rstrip().endswith((":", "："))  # "My favourites:"
+                if not found[i - 1] and not introduces and (i - 1) not in title_lines:
                     lifted, _ = _title_in(above.text)
                     if lifted:
                         titles[(i, j)] = (lifted, f.start)
@@ -322,11 +337,15 @@ def _title_in(before: str) -> tuple[str, int]:
     return text, start
 
 
-def _no_address(block: list[Segment], out: ParsedList) -> None:
-    """A block without an address: prose is fine; an item names a title to look for; a line that
-    tried to give an address and failed is reported."""
-    for seg in block:
-        if ADDRESS_HINT.search(seg.text):
+def _report_unread(block: list[Segment], found: list[list[Found]], out: ParsedList) -> bool:
+    """Report each line that tried to give an address and failed (`[Title](https://`, `www.`):
+    what is left of it once its addresses are read still looks like one. True when any did."""
+    reported = False
+    for seg, addresses in zip(block, found, strict=True):
+        rest = seg.text
+        for f in addresses:
+            rest = rest[: f.start] + " " * (f.end - f.start) + rest[f.end :]
+        if ADDRESS_HINT.search(rest):
             out.skipped.append(
                 SkippedFile(
                     path=f"{READING_LIST_NAME}:{seg.line}",
@@ -334,7 +353,12 @@ def _no_address(block: list[Segment], out: ParsedList) -> None:
                     f"({_shown(seg.text)}); write it as [Title](https://…)",
                 )
             )
-            return
+            reported = True
+    return reported
+
+
+def _no_address(block: list[Segment], out: ParsedList) -> None:
+    """A block without an address: prose is fine; an item names a title to look for."""
     head = block[0]
     if not head.item or head.text.rstrip().endswith((":", "：")):
         return  # prose, or a sub-heading ("- 论文："): no entry meant
@@ -355,7 +379,7 @@ def _add(out: ParsedList, line: int, found: Found, title: str, note: str) -> Non
     """One address into an entry, or a refusal (not a web link) in `skipped`."""
     where = f"{READING_LIST_NAME}:{line}"
     written = found.written.strip()
-    if found.kind in ("link", "auto") and not is_web_link(written):
+    if found.kind in ("link", "auto") and not re.match(r"^https?://", written, flags=re.I):
         shown = _shown(written) or "an empty link"
         out.skipped.append(SkippedFile(path=where, reason=f"not an http(s) web address ({shown})"))
         return

@@ -290,13 +290,15 @@ def test_lines_that_cannot_be_read_are_reported_with_their_number(tmp_path: Path
         "- see www.vllm\n"  # 6
         "- A talk with no link\n"  # 7: no address, no saved copy
         "- https://localhost/x\n"  # 8: no host a page can have
-        "- [Good](https://a.example/good)\n",
+        "- [Good](https://a.example/good)\n"
+        "- [Two](https://a.example/two) and [Three](https://\n",  # 10: one read, one not
         encoding="utf-8",
     )
     corpus = ingest_folder(root)
-    assert [e.url for e in corpus.reading_list] == ["https://a.example/good"]
+    assert [e.url for e in corpus.reading_list] == ["https://a.example/good", "https://a.example/two"]
     reasons = {s.path: s.reason for s in corpus.skipped}
-    assert sorted(reasons) == [f"reading-list.md:{n}" for n in (4, 6, 7, 8)]
+    assert sorted(reasons) == [f"reading-list.md:{n}" for n in (10, 4, 6, 7, 8)]
+    assert "[Three](https://" in reasons["reading-list.md:10"]
     assert reasons["reading-list.md:4"].startswith("looks like a reading-list entry but its address")
     assert reasons["reading-list.md:6"].startswith("looks like a reading-list entry")
     assert reasons["reading-list.md:7"].startswith("a list item with no address")
