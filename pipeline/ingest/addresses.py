@@ -26,16 +26,22 @@ NOT_TLDS = frozenset(
     "js ts jsx tsx mjs json html htm txt yaml yml toml pdf png jpg jpeg gif svg webp css cpp hpp "
     "java ipynb csv lock cfg ini conf log tar gz zip".split()
 )
-_HOST = r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}"
+# Every repetition is bounded, so that no line (a reading list is the user's file, of any size)
+# makes the scanner backtrack for long: a host has at most 8 labels, a link's text 500
+# characters, an address 2048.
+_HOST = r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}[a-z]{2,24}"
 SCANNER = re.compile(
-    # ![alt](…) and [text](target "title"): one level of parentheses inside the target.
-    r"(?P<md>!?\[(?P<text>(?:[^\[\]\n]|\[[^\]\n]*\])*)\]\(\s*<?(?P<target>(?:[^()\s<>]|\([^()\s]*\))*)>?"
-    r"(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*\))"
-    r"|(?P<ref>\[(?P<rtext>[^\[\]\n]+)\]\s?\[(?P<label>[^\[\]\n]*)\](?!\())"
-    r"|(?P<anchor><a\s[^>]*?href\s*=\s*[\"'](?P<href>[^\"']*)[\"'][^>]*>(?P<atext>.*?)</a\s*>)"
-    r"|(?P<auto><(?P<autotarget>[a-z][a-z0-9+.-]{1,31}:[^\s<>]*)>)"
-    rf"|(?P<url>https?://[^{_STOP}]+)"
-    rf"|(?<![A-Za-z0-9_@./-])(?P<bare>{_HOST}/[^{_STOP}]*)",
+    # ![alt](…) and [text](target "title"): one level of brackets in the text, of parentheses
+    # in the target.
+    r"(?P<md>!?\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]{0,200}\]){0,500})\]\(\s*<?"
+    r"(?P<target>(?:[^()\s<>]|\([^()\s]{0,200}\)){0,2048})>?"
+    r"(?:\s+(?:\"[^\"\n]{0,300}\"|'[^'\n]{0,300}'|\([^)\n]{0,300}\)))?\s*\))"
+    r"|(?P<ref>\[(?P<rtext>[^\[\]\n]{1,500})\]\s?\[(?P<label>[^\[\]\n]{0,100})\](?!\())"
+    r"|(?P<anchor><a\s[^<>]{0,200}?href\s*=\s*[\"'](?P<href>[^\"'<>\n]{0,2048})[\"'][^<>]{0,200}>"
+    r"(?P<atext>[^\n]{0,500}?)</a\s*>)"
+    r"|(?P<auto><(?P<autotarget>[a-z][a-z0-9+.-]{1,31}:[^\s<>]{0,2048})>)"
+    rf"|(?P<url>https?://[^{_STOP}]{{1,2048}})"
+    rf"|(?<![A-Za-z0-9_@./-])(?P<bare>{_HOST}/[^{_STOP}]{{0,2048}})",
     re.IGNORECASE,
 )
 # Where an address ends and sentence punctuation begins: "…/vllm." "…/x)," "…/y:".

@@ -25,6 +25,7 @@ read (addresses: `pipeline.ingest.addresses`):
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from pipeline.artifacts.sources import (
@@ -204,12 +205,14 @@ def _split_numbered(
 ) -> list[tuple[str, bool]]:
     """A line as (text, starts an item) parts: split where list numbers count up from 1 (each
     style in turn: "1. … 2. …" and, inside a part, "[1] … [2] …")."""
-    spans = [(f.start, f.end) for f in find_addresses(line)]
+    addresses = find_addresses(line)
+    starts = [f.start for f in addresses]
     for k, pattern in enumerate(patterns):
         chains: list[list[re.Match[str]]] = []
         for m in pattern.finditer(line):
-            if any(a <= m.start() < b for a, b in spans):
-                continue
+            before = bisect_right(starts, m.start()) - 1  # the address starting at or before it
+            if before >= 0 and m.start() < addresses[before].end:
+                continue  # a number inside a link's text or address
             number = int(m.group(1))
             if number == 1:  # "正文 [1] … [2] … 出处 [1] [2] [3] [4]": every 1 may start the list
                 chains.append([m])

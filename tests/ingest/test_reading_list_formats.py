@@ -305,6 +305,15 @@ def test_lines_that_cannot_be_read_are_reported_with_their_number(tmp_path: Path
     assert reasons["reading-list.md:8"] == "cannot read the address (https://localhost/x)"
 
 
+def test_hostile_lines_give_nothing() -> None:
+    """Lines built to make a backtracking scanner slow (every repetition in it is bounded): they
+    hold no address, and parsing them ends (the suite's run time would show a regression)."""
+    for line in ["[" * 20000, "<a href='" * 3000, "[a](" * 10000, "x." * 50000, "(" * 20000]:
+        assert read_reading_list(line).entries == []
+    [item] = read_reading_list("[1] " * 5000).entries  # a list item with no address
+    assert (item.url, item.address, item.title_from) == (None, "", "item")
+
+
 # ---------------------------------------------------------------------------------------------
 # Invariant
 
