@@ -20,15 +20,20 @@ that contains the page's whole title ("LMDeploy 投机解码（Speculative Decod
 whose URL names another page is never matched by title: "Speculative Decoding" (vLLM's docs) is
 not "Speculative decoding, explained". Every match says how (`matched_by`), how well
 (`match_score`) and why (`match_why`).
+
+A URL that several saved pages with different titles give (`site_wide_urls`) completes no
+address, and is taken, after matching, from the pages that still hold it (`forget_site_wide`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from urllib.parse import urlsplit
 
 from pipeline.artifacts.sources import (
     READING_LIST_NAME,
+    FileWarning,
     ReadingListEntry,
     Source,
     UnmatchedEntry,
@@ -65,14 +70,42 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\
 # Addresses
 
 
+def site_wide_urls(sources: list[Source]) -> set[str]:
+    """URLs (normalised) that several saved pages with different titles give as their own: a
+    theme's `og:url` or canonical set to the blog's base on every post names none of them."""
+    titles: dict[str, set[str]] = {}
+    for s in sources:
+        if s.url and s.kind in SAVED_PAGE_KINDS:
+            titles.setdefault(normalize_url(s.url), set()).add(normalize_title(s.title))
+    return {url for url, names in titles.items() if len(names) > 1}
+
+
+def forget_site_wide(sources: list[Source], shared: Set[str]) -> list[FileWarning]:
+    """Drop, after matching (which gave each matched page its entry's URL), a site-wide URL
+    from the pages that still hold it: it is no address of theirs to link to or route to."""
+    warnings = []
+    for s in sources:
+        if s.url and normalize_url(s.url) in shared:
+            warnings.append(
+                FileWarning(
+                    path=s.path,
+                    warning=f"its {s.url_from or 'URL'} {s.url} is given by other saved pages "
+                    f"too (a site-wide tag): not used as this page's address",
+                )
+            )
+            s.url, s.url_from = None, None
+    return warnings
+
+
 def complete_addresses(
-    entries: list[ReadingListEntry], sources: list[Source]
+    entries: list[ReadingListEntry], sources: list[Source], shared: Set[str] = frozenset()
 ) -> dict[int, str]:
     """Complete, in place, the addresses cut short or written without a scheme (module
-    docstring). Returns, by `id()` of each entry still cut short, why nothing completed it."""
+    docstring), never from a site-wide URL (`shared`). Returns, by `id()` of each entry still
+    cut short, why nothing completed it."""
     known: dict[str, tuple[str, str, str]] = {}  # normalised URL → (URL, origin, title)
     for s in sources:
-        if s.url:
+        if s.url and normalize_url(s.url) not in shared:
             known.setdefault(normalize_url(s.url), (s.url, s.id, s.title))
     for e in entries:
         if e.url and not e.address_cut_short:

@@ -39,7 +39,12 @@ from pipeline.artifacts.sources import (
 )
 from pipeline.ingest.addresses import Found, find_addresses, plain_text, web_url
 from pipeline.ingest.formats import TITLE_MAX_CHARS
-from pipeline.ingest.matching import complete_addresses, match_entry
+from pipeline.ingest.matching import (
+    complete_addresses,
+    forget_site_wide,
+    match_entry,
+    site_wide_urls,
+)
 
 MARKER = re.compile(
     r"^(?:[-*+•·▪]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+|\d{1,3}、\s*"
@@ -123,7 +128,8 @@ def settle_reading_list(entries: list[ReadingListEntry], sources: list[Source]) 
     """Complete cut-short and scheme-less addresses from the saved copies, drop what then names
     an entry twice, match every entry to its saved copy, and report what stays unresolved: an
     address still cut short (kept, never a link), an item with no address and no copy (dropped)."""
-    unresolved = complete_addresses(entries, sources)
+    shared = site_wide_urls(sources)
+    unresolved = complete_addresses(entries, sources, shared)
     kept: list[ReadingListEntry] = []
     unmatched: list[UnmatchedEntry] = []
     skipped: list[SkippedFile] = []
@@ -142,7 +148,7 @@ def settle_reading_list(entries: list[ReadingListEntry], sources: list[Source]) 
         if entry.address_cut_short:
             why = unresolved.get(id(entry), "no saved copy's URL starts with it")
             warnings.append(FileWarning(path=where, warning=_cut_short_warning(entry, why)))
-    return SettledList(kept, unmatched, skipped, warnings)
+    return SettledList(kept, unmatched, skipped, warnings + forget_site_wide(sources, shared))
 
 
 def _no_address_reason(text: str) -> str:

@@ -256,11 +256,29 @@ def test_a_site_wide_og_url_neither_blocks_nor_wins_over_the_title(tmp_path: Pat
     )
     assert "is an ancestor of the entry's URL" in (entry.match_why or "")
     by_id = {s.id: s for s in corpus.sources}
-    # The matched page now has its entry's URL; the other post keeps the blog's, unmatched.
+    # The matched page now has its entry's URL; the other post, unmatched, loses the blog's
+    # (two pages with different titles gave it: it is the site's, not theirs).
     assert (by_id["arithmetic"].url, by_id["arithmetic"].url_from) == (arithmetic, "reading-list")
-    assert (by_id["taxonomy"].url, by_id["taxonomy"].url_from) == (KIPPLY_BLOG, "og:url")
+    assert (by_id["taxonomy"].url, by_id["taxonomy"].url_from) == (None, None)
+    [warning] = corpus.warnings
+    assert warning.path == "taxonomy.html" and "(a site-wide tag)" in warning.warning
+    assert not corpus.has_url(KIPPLY_BLOG)
     assert _minutes(corpus, arithmetic) == by_id["arithmetic"].reading_minutes
     assert corpus.unmatched == []
+
+
+def test_a_site_wide_url_completes_no_address_and_is_no_page_s(tmp_path: Path) -> None:
+    root = tmp_path / "blog"
+    root.mkdir()
+    for name, title in (("a.html", "Transformer Inference Arithmetic"), ("b.html", "Taxonomy")):
+        (root / name).write_text(_blog_post(title, "Words. " * 40), encoding="utf-8")
+    (root / "reading-list.md").write_text("kipply's blog kipply.github.io/bl…\n", encoding="utf-8")
+    corpus = ingest_folder(root)
+    [entry] = corpus.reading_list
+    assert entry.address_cut_short and entry.url is None and entry.matched_source is None
+    assert all(s.url is None for s in corpus.sources)
+    assert sorted(w.path for w in corpus.warnings) == ["a.html", "b.html", "reading-list.md:1"]
+    assert corpus.urls() == set()
 
 
 @pytest.fixture
