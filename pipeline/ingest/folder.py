@@ -26,7 +26,8 @@ from pipeline.errors import SourceError
 from pipeline.ingest.formats import Extracted, Unreadable, parse_pdf, parse_text
 from pipeline.ingest.htmlpage import parse_html
 from pipeline.ingest.markdown import parse_markdown
-from pipeline.ingest.reading_list import read_reading_list, settle_reading_list
+from pipeline.ingest.reading_list import read_reading_list
+from pipeline.ingest.settle import settle_reading_list
 from pipeline.ingest.titles import title_from_file_name
 from pipeline.ingest.walk import walk_folder
 

@@ -13,8 +13,8 @@ read (addresses: `pipeline.ingest.addresses`):
   the English title at its end), else the line above it in the same block; with none, the
   matched saved copy's title is used later, else the URL;
 - its note is the text after it, up to the next address's title (or the line below);
-- an address cut short is kept as written, with no URL, until `settle_reading_list` completes it
-  from a saved copy whose URL starts with it or from a full address elsewhere in the list;
+- an address cut short is kept as written, with no URL, until `pipeline.ingest.settle` completes
+  it from a saved copy whose URL starts with it or from a full address elsewhere in the list;
 - a list item with no address is a title to look for among the saved copies (kipply's
   "Transformer Inference Arithmetic"); one that names none is reported, not kept;
 - a link to something other than the web (javascript:, data:, file:, a relative path) is refused,
@@ -30,21 +30,12 @@ from dataclasses import dataclass, field
 
 from pipeline.artifacts.sources import (
     READING_LIST_NAME,
-    FileWarning,
     ReadingListEntry,
     SkippedFile,
-    Source,
-    UnmatchedEntry,
     normalize_url,
 )
 from pipeline.ingest.addresses import Found, find_addresses, plain_text, web_url
 from pipeline.ingest.formats import TITLE_MAX_CHARS
-from pipeline.ingest.matching import (
-    complete_addresses,
-    forget_site_wide,
-    match_entry,
-    site_wide_urls,
-)
 
 MARKER = re.compile(
     r"^(?:[-*+•·▪]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+|\d{1,3}、\s*"
@@ -95,16 +86,6 @@ class ParsedList:
     skipped: list[SkippedFile] = field(default_factory=list)
 
 
-@dataclass
-class SettledList:
-    """The reading list after its addresses were completed and its entries matched."""
-
-    entries: list[ReadingListEntry]
-    unmatched: list[UnmatchedEntry]
-    skipped: list[SkippedFile]
-    warnings: list[FileWarning]
-
-
 def parse_reading_list(text: str) -> list[ReadingListEntry]:
     """The entries of a reading list's text (see the module docstring)."""
     return read_reading_list(text).entries
@@ -121,51 +102,11 @@ def read_reading_list(text: str) -> ParsedList:
         if key not in used:  # "[Orca]: https://…" on its own names an entry too
             name = "" if label.isdigit() else label
             _add(out, number, Found(0, 0, "link", target, name), name, "")
-    return _deduplicated(out)
+    return deduplicated(out)
 
 
-def settle_reading_list(entries: list[ReadingListEntry], sources: list[Source]) -> SettledList:
-    """Complete cut-short and scheme-less addresses from the saved copies, drop what then names
-    an entry twice, match every entry to its saved copy, and report what stays unresolved: an
-    address still cut short (kept, never a link), an item with no address and no copy (dropped)."""
-    shared = site_wide_urls(sources)
-    unresolved = complete_addresses(entries, sources, shared)
-    kept: list[ReadingListEntry] = []
-    unmatched: list[UnmatchedEntry] = []
-    skipped: list[SkippedFile] = []
-    warnings: list[FileWarning] = []
-    for entry in _deduplicated(ParsedList(entries)).entries:
-        reason = match_entry(entry, sources)
-        where = f"{READING_LIST_NAME}:{entry.line or '?'}"
-        if reason and entry.title_from == "item":
-            skipped.append(SkippedFile(path=where, reason=_no_address_reason(entry.title)))
-            continue
-        kept.append(entry)
-        if reason:
-            unmatched.append(
-                UnmatchedEntry(title=entry.title, url=entry.url, reason=reason, line=entry.line)
-            )
-        if entry.address_cut_short:
-            why = unresolved.get(id(entry), "no saved copy's URL starts with it")
-            warnings.append(FileWarning(path=where, warning=_cut_short_warning(entry, why)))
-    return SettledList(kept, unmatched, skipped, warnings + forget_site_wide(sources, shared))
-
-
-def _no_address_reason(text: str) -> str:
-    return (
-        f"a list item with no address, and no saved copy whose title it gives "
-        f"({_shown(text)}): add its link, or save the article in the folder"
-    )
-
-
-def _cut_short_warning(entry: ReadingListEntry, why: str) -> str:
-    return (
-        f"address cut short ({_shown(entry.address)}): {why}, so it is listed without a link "
-        f"and is no route stop; write the whole address"
-    )
-
-
-def _shown(text: str) -> str:
+def shown(text: str) -> str:
+    """A text for a message: at most SHOWN_CHARS characters."""
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
 
 
@@ -359,7 +300,7 @@ def _report_unread(block: list[Segment], found: list[list[Found]], out: ParsedLi
                 SkippedFile(
                     path=f"{READING_LIST_NAME}:{seg.line}",
                     reason=f"looks like a reading-list entry but its address cannot be read "
-                    f"({_shown(seg.text)}); write it as [Title](https://…)",
+                    f"({shown(seg.text)}); write it as [Title](https://…)",
                 )
             )
             reported = True
@@ -389,13 +330,13 @@ def _add(out: ParsedList, line: int, found: Found, title: str, note: str) -> Non
     where = f"{READING_LIST_NAME}:{line}"
     written = found.written.strip()
     if found.kind in ("link", "auto") and not re.match(r"^https?://", written, flags=re.I):
-        shown = _shown(written) or "an empty link"
-        out.skipped.append(SkippedFile(path=where, reason=f"not an http(s) web address ({shown})"))
+        what = shown(written) or "an empty link"
+        out.skipped.append(SkippedFile(path=where, reason=f"not an http(s) web address ({what})"))
         return
     url = web_url(written)
     if url is None and not found.cut_short:
         out.skipped.append(
-            SkippedFile(path=where, reason=f"cannot read the address ({_shown(written)})")
+            SkippedFile(path=where, reason=f"cannot read the address ({shown(written)})")
         )
         return
     out.entries.append(
@@ -411,7 +352,7 @@ def _add(out: ParsedList, line: int, found: Found, title: str, note: str) -> Non
     )
 
 
-def _deduplicated(parsed: ParsedList) -> ParsedList:
+def deduplicated(parsed: ParsedList) -> ParsedList:
     """An article listed twice is kept once, where it first appears (a later note or title fills
     what the first one lacks)."""
     kept: dict[str, ReadingListEntry] = {}
