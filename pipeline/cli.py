@@ -145,7 +145,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             f"copy here ({len(corpus.unmatched)} unmatched, listed in sources.json)"
         )
     for e in matched:
-        line = f"    {e.title} ← {e.matched_source} (by {e.matched_by})"
+        score = f", score {e.match_score:.2f}" if e.match_score is not None else ""
+        line = f"    {e.title} ← {e.matched_source} (by {e.matched_by}{score}; {e.match_why})"
         console.print(_shown(line), soft_wrap=True)
     for k in corpus.skipped:
         console.print(f"[yellow]skipped[/] {_shown(k.path)}: {_shown(k.reason)}", soft_wrap=True)
