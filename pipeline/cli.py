@@ -248,6 +248,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fields(args: argparse.Namespace) -> int:
+    from pipeline.fields.listing import field_listing, listing_lines
+
+    listing = field_listing(Path(args.src) if args.src else None)
+    if args.json:
+        _print_json(listing)
+    else:
+        for line in listing_lines(listing):
+            print(terminal_safe(line))
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from pipeline.doctor import diagnose
     from pipeline.errors import EnvironmentMissing
@@ -292,6 +304,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "review": cmd_review,
     "publish": cmd_publish,
     "schema": cmd_schema,
+    "fields": cmd_fields,
     "doctor": cmd_doctor,
 }
 

@@ -118,7 +118,10 @@ def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
     if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
         return None
     wanted = prompt_hash(
-        build.config.lang, build.config.stuck, plan_catalogue(), list(build.config.progress)
+        build.config.lang,
+        build.config.stuck,
+        prompt_catalogue(corpus, build.config),
+        list(build.config.progress),
     )
     return plan if meta.prompt_hash == wanted else None
 
@@ -175,11 +178,12 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     return parse_plan(data, "page.toml + plan.json")
 
 
-def plan_catalogue() -> Catalogues:
-    """The registry's catalogues (`pipeline.fields`), filled by the fields' engines."""
+def prompt_catalogue(corpus: Corpus, config: PageConfig) -> Catalogues:
+    """The catalogues of the fields the prompt offers: the folder's chosen fields (detected, or
+    page.toml's `field`) and the general field."""
     from pipeline import fields
 
-    return fields.catalogues()
+    return fields.catalogues(fields.chosen_fields(corpus, config).chosen)
 
 
 def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Violation]]:
@@ -208,7 +212,7 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         lang=build.config.lang,
         stuck=build.config.stuck,
         out_dir=build.dir,
-        catalogue=plan_catalogue(),
+        catalogue=prompt_catalogue(corpus, build.config),
         rules=page_rules(corpus, build.config),
         progress=list(build.config.progress),
         refresh=refresh,

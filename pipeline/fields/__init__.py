@@ -16,11 +16,14 @@ from pipeline.draw.generic import GENERIC, GENERIC_SCENE
 from pipeline.draw.scene import SceneSpec
 from pipeline.errors import InputError
 from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
+from pipeline.fields.detect import Detection
 from pipeline.fields.serving import FIELD as SERVING
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue, Catalogues
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults
+    from pipeline.artifacts.sources import Corpus
+    from pipeline.config import PageConfig
     from pipeline.fields.cache import CacheStats
     from pipeline.plan.model import Concept, Panel, Plan
 
@@ -130,6 +133,28 @@ def draw_panel_of(
         overrides=overrides or {},
         path=path,
     )
+
+
+def chosen_fields(corpus: Corpus, config: PageConfig) -> Detection:
+    """The fields a folder's page is drawn with: page.toml's `field` when it names any (checked
+    against the registry), else those detected from the articles (`pipeline.fields.detect`);
+    the general field is always among them."""
+    from pipeline.errors import ConfigError
+    from pipeline.fields.detect import GENERAL, detect
+
+    terms = {fid: f.terms for fid, f in FIELDS.items()}
+    if config.field:
+        unknown = [f for f in config.field if f not in FIELDS]
+        if unknown:
+            raise ConfigError(
+                f"page.toml: field: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)}; "
+                "`tujie fields` lists them)"
+            )
+        found = detect(corpus, terms, FIELDS)
+        named = tuple(dict.fromkeys([*config.field, GENERAL]))
+        return Detection(found.scores, tuple(f for f in named if f in FIELDS), found.words, True)
+    found = detect(corpus, terms, FIELDS)
+    return Detection(found.scores, tuple(f for f in found.chosen if f in FIELDS), found.words)
 
 
 def fallback_catalogue(

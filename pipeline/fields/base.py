@@ -76,6 +76,8 @@ class Field(ABC):
 
     id: str = ""
     title: str = ""
+    # The words a folder about this field uses, with weights (`pipeline.fields.detect`).
+    terms: Mapping[str, float] = {}
 
     # -- what the prompt, the validator and the renderer read ---------------------------------
     @abstractmethod

@@ -125,7 +125,7 @@ def _panel_path(path: str) -> str | None:
 def _runs(
     plan: Plan, broken: set[str | None], sim: SimResults | None
 ) -> tuple[dict[str, Json], list[Violation]]:
-    """Run what the page needs, skipping panels already broken; a refused run, or one in which
+    """Run what the page needs, skipping runs only broken panels use; a refused run, or one in which
     a request that finishes in the preset never finishes, is a violation at the panel."""
     from sim.errors import SimError
 
@@ -143,7 +143,7 @@ def _runs(
     problems: list[Violation] = []
     for run in needed_runs(plan):
         paths = users.get(run, [])
-        if any(p in broken for p in paths):
+        if paths and all(p in broken for p in paths):
             continue
         where = [f"{p}.knobs" if run.knobs else f"{p}.scenario" for p in paths]
         try:

@@ -102,9 +102,22 @@ def draw_panel(
     )
 
 
+# What a folder about LLM serving talks about (weights: how surely a word means this field).
+SERVING_TERMS: dict[str, float] = {
+    "inference": 1.0, "serving": 1.0, "vLLM": 2.0, "KV cache": 2.0, "prefill": 2.0,
+    "decode": 1.0, "decoding": 1.0, "continuous batching": 2.0, "batching": 1.0, "TTFT": 2.0,
+    "TPOT": 2.0, "ITL": 1.5, "time to first token": 2.0, "throughput": 0.5, "latency": 0.5,
+    "PagedAttention": 2.0, "prefix caching": 2.0, "chunked prefill": 2.0, "scheduler": 0.5,
+    "speculative decoding": 2.0, "goodput": 2.0, "tokens per second": 1.0, "request": 0.3,
+    "推理": 1.0, "预填充": 2.0, "解码": 1.0, "连续批处理": 2.0, "批处理": 1.0, "首字": 2.0,
+    "吞吐": 0.5, "延迟": 0.5, "调度器": 0.5, "前缀缓存": 2.0, "分块预填充": 2.0, "投机解码": 2.0,
+}  # fmt: skip
+
+
 class ServingField(Field):
     id = "serving"
     title = "LLM inference serving"
+    terms = SERVING_TERMS
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()
