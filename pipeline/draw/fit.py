@@ -130,11 +130,14 @@ def _main_thread_fields(plan: Plan) -> Fields:
 
 def _ruler_fields(plan: Plan, sweep: SweepView) -> Fields:
     out = [(f"ruler.metrics[{j}].name", m.name) for j, m in enumerate(plan.ruler.metrics)]
-    known = {t.id for t in sweep.techniques}
+    rows = {id(c) for c in ruler.ruler_rows(plan, sweep)}
     for i, c in enumerate(plan.concepts):
-        if c.technique in known:
+        if id(c) in rows:
             out.append((f"concepts[{i}].{'name' if plan.lang == 'zh' else 'name_en'}",
                         c.name if plan.lang == "zh" else c.name_en))
+        for j, effect in enumerate(c.effects):
+            if effect.amount:
+                out.append((f"concepts[{i}].effects[{j}].amount", effect.amount))
     return out
 
 

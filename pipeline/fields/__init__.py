@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults
     from pipeline.artifacts.sources import Corpus
     from pipeline.config import PageConfig
+    from pipeline.errors import Violation
     from pipeline.fields.cache import CacheStats
     from pipeline.plan.model import Concept, Panel, Plan
 
@@ -165,6 +166,11 @@ def fallback_catalogue(
     from pipeline.fields.serving.catalogue import fallback_catalogue as serving_fallback
 
     return serving_fallback(scenarios, values_for)
+
+
+def plan_rules(plan: Plan, corpus: Corpus | None) -> list[Violation]:
+    """Every registered field's own rules (worked examples, cited effects, ...), with paths."""
+    return [v for f in FIELDS.values() for v in f.plan_rules(plan, corpus)]
 
 
 def symbols(field_ids: Iterable[str]) -> list[Symbol]:

@@ -24,6 +24,7 @@ from pipeline.plan.catalogue import (
 from pipeline.plan.model import MAX_BODY_SENTENCES, MAX_CAPTION, Panel, Plan
 from pipeline.plan.placeholders import PLACEHOLDER, fill_placeholders, placeholders
 
+MIN_CITED_ROWS = 2  # a ruler of cited rows (no sweep on the page) compares at least two
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 SENTENCE_END = re.compile(r"[。！？!?]+|\.(?=\s|$)")
 
@@ -162,14 +163,15 @@ def _panel_rules(
     limit = MAX_CAPTION[plan.lang]
     cast_ids = {m.id for m in plan.cast}
     for path, _concept, panel in plan.panels():
-        values = values_for(panel) if values_for and panel.scenario else {}
+        values = values_for(panel) if values_for and (panel.scenario or panel.example) else {}
         for field, text in [("caption", panel.caption), ("bubble", panel.bubble or "")]:
             if not text:
                 continue
             for name in placeholders(text):
-                if panel.scenario is None:
+                if panel.scenario is None and not panel.example:
                     out.append(
-                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario")
+                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario "
+                                  "(or a worked example)")
                     )
                 elif values_for is not None and name not in values:
                     out.append(Violation(f"{path}.{field}", f"unknown placeholder {{{name}}}"))
@@ -191,8 +193,9 @@ def _panel_rules(
         for j, label in enumerate(panel.labels):
             if caption_length(label, plan.lang) > limit:
                 out.append(Violation(f"{path}.labels[{j}]", f"longer than {limit} characters"))
-        if panel.scene != "generic" and panel.scenario is None:
-            out.append(Violation(f"{path}.scenario", f"a '{panel.scene}' scene needs a scenario"))
+        if panel.scene != "generic" and panel.scenario is None and not panel.example:
+            out.append(Violation(f"{path}.scenario", f"a '{panel.scene}' scene needs a scenario "
+                                 "(a worked example for a general scene)"))
         if panel.scenario is not None:
             if scenario_ids is not None and panel.scenario not in scenario_ids:
                 out.append(Violation(f"{path}.scenario", f"unknown scenario '{panel.scenario}'"))
@@ -297,9 +300,14 @@ def _ruler_rules(plan: Plan, catalogues: Catalogues) -> list[Violation]:
                         f"{', '.join(measured)})",
                     )
                 )
-    need = catalogues.ruler_minimum()
+    rows += sum(1 for c in plan.concepts if c.effects and not c.technique)
+    # The techniques the page's own fields measure; a page of fields without an engine states
+    # its rows' effects with citations instead (`effects`), and needs two of them.
+    used = {c.field or DEFAULT_FIELD for c in plan.concepts}
+    page = Catalogues({f: c for f, c in catalogues.by_field.items() if f in used})
+    need = page.ruler_minimum() or MIN_CITED_ROWS
     if rows < need:
-        offered = ", ".join(catalogues.technique_ids())
+        offered = ", ".join(page.technique_ids()) or "or give `effects` with their citations"
         out.append(
             Violation(
                 "ruler",

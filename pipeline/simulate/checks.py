@@ -42,7 +42,7 @@ def page_violations(
     # Panels whose run cannot be made at all (unknown scenario, a scene that cannot draw it, a
     # missing variant, a bad knob) are not simulated; a caption too long or with a literal number
     # still gets its run, so the rules below measure it with its own numbers filled in.
-    static = plan_violations(plan, None, catalogue=cat)
+    static = plan_violations(plan, None, catalogue=cat) + fields.plan_rules(plan, None)
     broken = {_run_blocker(v.path) for v in static} - {None}
     traces, run_problems = _runs(plan, broken, sim)
     sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json()
@@ -62,6 +62,7 @@ def page_violations(
         return {p.name: v for p in entry.placeholders if (v := getattr(p, column)) is not None}
 
     found = plan_violations(plan, corpus, catalogue=cat, values_for=values_for)
+    found += fields.plan_rules(plan, corpus)
     found += [v for v in run_problems if v not in found]
     found += _ruler_cells(plan, results)
     broken |= {_panel_path(v.path) for v in found} - {None}
@@ -101,7 +102,7 @@ def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
 
 
 # The fields of a panel that decide which run draws it: a violation there means no run.
-RUN_FIELDS = ("scenario", "variant", "scene", "knobs")
+RUN_FIELDS = ("scenario", "variant", "scene", "knobs", "example", "show")
 
 
 def _run_blocker(path: str) -> str | None:
