@@ -23,7 +23,8 @@ from pipeline.errors import TujieError, Violation
 from pipeline.fields import Run
 from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.model import Panel, Plan
-from pipeline.plan.rules import plan_violations
+from pipeline.plan.placeholders import placeholders
+from pipeline.plan.rules import ValuesFor, plan_violations
 from pipeline.simulate.results import needed_runs, run_trace, sweep_json
 
 
@@ -65,6 +66,7 @@ def page_violations(
     found += fields.plan_rules(plan, corpus)
     found += [v for v in run_problems if v not in found]
     found += _ruler_cells(plan, results)
+    found += _contradictions(plan, values_for)
     broken |= {_panel_path(v.path) for v in found} - {None}
     found += layout_violations(
         plan,
@@ -76,6 +78,36 @@ def page_violations(
         skip={p for p in broken if p is not None},
     )
     return found, results
+
+
+# Placeholders that count events: at 0 a caption about them describes nothing the run shows.
+EVENT_COUNTS = frozenset({"wait", "preemptions", "preempted", "prefix_hit_tokens"})
+
+
+def _contradictions(plan: Plan, values_for: ValuesFor) -> list[Violation]:
+    """What a caption cannot say of its own run (P21): a number both panels of a card show with
+    the same value (the pictures show no change there), or an event count of 0 ("D waits 0
+    steps")."""
+    out: list[Violation] = []
+    for i, concept in enumerate(plan.concepts):
+        panels = {"trouble": concept.trouble, "fix": concept.fix}
+        shown = {side: set(placeholders(p.caption)) for side, p in panels.items()}
+        values = {side: values_for(p) for side, p in panels.items()}
+        same_run = (concept.trouble.scenario, concept.trouble.example) == (
+            concept.fix.scenario, concept.fix.example)
+        for name in sorted(shown["trouble"] & shown["fix"]):
+            a, b = values["trouble"].get(name), values["fix"].get(name)
+            if a is not None and a == b and same_run:
+                out.append(Violation(f"concepts[{i}].fix.caption", (
+                    f"{{{name}}} is {a} in both panels: the two pictures show no change there; "
+                    "bind a number that differs, or say in words what differs")))
+        for side in panels:
+            for name in shown[side]:
+                if name.rpartition(".")[2] in EVENT_COUNTS and values[side].get(name) == "0":
+                    out.append(Violation(f"concepts[{i}].{side}.caption", (
+                        f"{{{name}}} is 0 in this run: the picture shows no such event, so the "
+                        "caption cannot be about it (read the variant's story in the prompt)")))
+    return out
 
 
 def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:

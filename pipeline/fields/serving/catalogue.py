@@ -236,6 +236,7 @@ def build_catalogue() -> Catalogue:
     """Every scenario and technique the simulator offers, with the registry's data (runs each
     preset once: the traces are cached by content)."""
     from pipeline.fields.serving.engine import Run, run_trace
+    from pipeline.fields.serving.stories import story
     from sim.presets.scenarios import SCENARIOS
     from sim.presets.sweep import FIELD_TECHNIQUES, METRICS, TECHNIQUES
 
@@ -267,6 +268,7 @@ def build_catalogue() -> Catalogue:
             unit,
             placeholder_entries(values, order, unit),
             knobs,
+            {v: story(t) for v, t in traces.items()},
         )
     techniques = tuple(TechniqueEntry(tid, label) for tid, label, _b, _v in TECHNIQUES)
     techniques += tuple(TechniqueEntry(t.id, t.label) for t in FIELD_TECHNIQUES)
