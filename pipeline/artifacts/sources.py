@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from pipeline.urls import without_credentials
 
 SOURCES_FORMAT = 1
+# An address from an article or the reading list, kept without any `user:password@`: they would
+# otherwise reach the link checker, sources.json and the page's hrefs.
+WebAddress = Annotated[str, AfterValidator(without_credentials)]
 
 
 class Paragraph(BaseModel):
@@ -39,7 +45,7 @@ class Source(BaseModel):
         description="what gave the title: og:title, h1, front-matter, title-tag, file-name, "
         "pdf-metadata, title-line, heading (a section heading), first-line",
     )
-    url: str | None = None
+    url: WebAddress | None = None
     url_from: str | None = Field(
         default=None, description="what gave the URL: canonical, front-matter, og:url, saved-from"
     )
@@ -50,7 +56,9 @@ class Source(BaseModel):
     reading_minutes: int = 0
     sha256: str
     paragraphs: list[Paragraph] = Field(default_factory=list)
-    links: list[str] = Field(default_factory=list, description="http(s) URLs inside the article")
+    links: list[WebAddress] = Field(
+        default_factory=list, description="http(s) URLs inside the article"
+    )
 
     @property
     def text(self) -> str:
@@ -63,7 +71,7 @@ class ReadingListEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str
+    url: WebAddress
     note: str = ""
     words: int | None = None
     matched_source: str | None = Field(
@@ -83,7 +91,7 @@ class UnmatchedEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str
+    url: WebAddress
     reason: str
 
 
