@@ -137,7 +137,7 @@ class Build:
             if path.is_dir():
                 found[name] = tree_hash(sorted(p for p in path.rglob("*") if p.is_file()), path)
             elif path.exists():
-                found[name] = _entries_hash([("", path)])
+                found[name] = sha256_file(path)
         return found
 
     def is_current(self, name: str, key_parts: list[str], outputs: list[Path]) -> bool:

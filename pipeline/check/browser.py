@@ -139,12 +139,12 @@ class Chrome:
                 self._loop.close()
 
     def _run(self, work: Coroutine[Any, Any, Result]) -> Result:
-        """Run `work` on this browser's loop. A Ctrl-C meanwhile only cancels it: Chromium is
-        then stopped and KeyboardInterrupt raised here, never inside asyncio's or pyppeteer's
+        """Run `work` on this browser's loop. A Ctrl-C meanwhile stops the loop: Chromium is
+        then killed and KeyboardInterrupt raised here, never inside asyncio's or pyppeteer's
         code (where it surfaced as screens of failed futures, or was lost in a relaunch)."""
         task = self._loop.create_task(work)
         try:
-            with self._interrupt.armed(task):
+            with self._interrupt.armed():
                 result = self._loop.run_until_complete(task)
         except BaseException as err:
             if not (self._interrupt.hit or isinstance(err, KeyboardInterrupt)):
@@ -157,8 +157,9 @@ class Chrome:
         return result
 
     def _abandon(self) -> None:
-        """After Ctrl-C: kill Chromium (no polite close), then let whatever still runs on the
-        loop (pyppeteer's reader, the pages) unwind, cancelled; a second Ctrl-C waits for it."""
+        """After Ctrl-C: kill Chromium (no polite close: whatever waits on it fails at once),
+        then let what still runs on the loop (the pages, pyppeteer's reader) unwind, cancelled;
+        a second Ctrl-C meanwhile waits for it."""
         with self._interrupt.armed():
             self._browser = None
             chromium, self._chromium = self._chromium, None
@@ -226,7 +227,7 @@ class Chrome:
                     await page.screenshot({"path": arg})
             return out
         finally:
-            await page.close()
+            await _close_quietly(page)
 
     def measure(
         self,
@@ -335,10 +336,16 @@ class Chrome:
             job.fail(err)
             raise
         finally:
-            try:
-                await context.close()
-            except Exception:  # noqa: BLE001 - the browser may be gone (crash): retried above
-                pass
+            await _close_quietly(context)
+
+
+async def _close_quietly(target: Any) -> None:
+    """Close a page or a browser context, if the browser still answers soon: a crashed one
+    never does (the retry starts afresh), and nothing may wait on it for ever."""
+    try:
+        await asyncio.wait_for(target.close(), CLOSE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 - the browser may be gone: nothing more to close
+        pass
 
 
 def screenshots(html: Path, shots_dir: Path, *, chrome: Chrome | None = None) -> list[Path]:

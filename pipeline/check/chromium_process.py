@@ -7,9 +7,9 @@ Its DevTools address comes from the `DevToolsActivePort` file Chromium writes in
 (`--remote-debugging-port=0`: Chromium picks a free port itself, so there is no race for one, and
 waiting for it never blocks the event loop).
 
-`InterruptGuard` turns a SIGINT that arrives while the browser's event loop runs into "cancel the
-running task": nothing raises inside asyncio's or pyppeteer's code, the caller stops the browser
-and raises `KeyboardInterrupt` itself.
+`InterruptGuard` turns a SIGINT that arrives while the browser's event loop runs into "stop the
+loop": nothing raises inside asyncio's or pyppeteer's code; the caller kills the browser, lets
+the cancelled work unwind and raises `KeyboardInterrupt` itself.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
 
 ACTIVE_PORT_FILE = "DevToolsActivePort"
 ACTIVE_PORT = re.compile(r"(\d+)\n(/devtools/browser/[0-9a-f-]{36})\s*")
@@ -115,25 +114,24 @@ async def start_chromium(
 
 
 class InterruptGuard:
-    """While armed around one run of an event loop, SIGINT only records itself and cancels the
-    loop's running task (from the loop, at its next turn). `hit` says whether it came."""
+    """While armed around a run of an event loop, SIGINT only records itself (`hit`) and stops
+    the loop at its next turn: the run returns to its caller, which stops the browser and raises
+    KeyboardInterrupt itself. (Cancelling the running task instead could wait for ever: a page
+    closing politely waits on an answer from a browser that is being stopped.)"""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
         self.hit = False
-        self._task: asyncio.Future[Any] | None = None
 
     def _on_sigint(self, signum: int, frame: FrameType | None) -> None:
         self.hit = True
-        task = self._task
-        if task is not None and not task.done() and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(task.cancel)
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.loop.stop)
 
     @contextmanager
-    def armed(self, task: asyncio.Future[Any] | None = None) -> Iterator[None]:
-        """Guard the block, which runs `task` (None: a block that must finish, such as stopping
-        the browser after an interrupt: a second Ctrl-C meanwhile is only recorded). Outside the
-        main thread, or when SIGINT is ignored (a background job), signals are left alone."""
+    def armed(self) -> Iterator[None]:
+        """Guard the block. Outside the main thread, or when SIGINT is ignored (a background
+        job), signals are left alone."""
         if threading.current_thread() is not threading.main_thread():
             yield
             return
@@ -141,13 +139,11 @@ class InterruptGuard:
         if previous is signal.SIG_IGN:
             yield
             return
-        self._task = task
         signal.signal(signal.SIGINT, self._on_sigint)
         try:
             yield
         finally:
             signal.signal(signal.SIGINT, previous)
-            self._task = None
 
 
 def low_disk(paths: Sequence[Path], min_free: int = MIN_FREE_BYTES) -> Path | None:

@@ -40,12 +40,7 @@ def refuse_branch_name(branch: str, checked_format: str | None) -> None:
     """`--to git:BRANCH`: only a name `git check-ref-format --branch` accepts unchanged
     (`checked_format` is what it printed, None when it refused); never an option-like name, `@`
     or `HEAD`, which git commands read as something else."""
-    if (
-        not branch
-        or branch.startswith("-")
-        or branch in ("@", "HEAD")
-        or checked_format != branch
-    ):
+    if not branch or branch.startswith("-") or branch in ("@", "HEAD") or checked_format != branch:
         raise UsageError(
             f"--to git:{branch}: not a branch name git accepts (`git check-ref-format --branch`); "
             "give a plain one, e.g. git:gh-pages"
