@@ -29,7 +29,6 @@ from pipeline.config import CONFIG_FILE, PageConfig
 from pipeline.errors import ConfigError, EnvironmentMissing, PlanError, TujieError, Violation
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
-from pipeline.plan.rules import check_plan
 
 
 def stage_ingest(build: Build) -> Corpus:
@@ -90,7 +89,11 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
             raise _no_plan_error(shipped, has_key, stale=path.exists())
         origin_file = shipped if origin == "shipped" else path
         plan = apply_config(plan, build.config, origin_file)
-        check_plan(plan, corpus, file=origin_file, catalogue=plan_catalogue())
+        # The one gate (the repair loop's, `tujie validate`'s and the sim stage's): every rule,
+        # captions measured with their own run's numbers filled in.
+        found = page_rules(corpus, build.config)(plan)
+        if found:
+            raise PlanError(origin_file, found)
         write_atomic(path, dump_plan(plan))
         return note
 
@@ -114,7 +117,9 @@ def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
     meta = plan.meta
     if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
         return None
-    wanted = prompt_hash(build.config.lang, build.config.stuck, plan_catalogue())
+    wanted = prompt_hash(
+        build.config.lang, build.config.stuck, plan_catalogue(), list(build.config.progress)
+    )
     return plan if meta.prompt_hash == wanted else None
 
 
@@ -193,12 +198,21 @@ def plan_catalogue() -> Catalogue:
     return catalogue()
 
 
-def page_rules(corpus: Corpus) -> Callable[[Plan], list[Violation]]:
-    """Every page rule, the simulated ones included (`pipeline.simulate.checks`): what the
-    repair loop, `tujie validate` and the sim stage all check."""
+def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Violation]]:
+    """Every page rule, the simulated ones included (`pipeline.simulate.checks`), checked on the
+    plan as page.toml shapes it: what the repair loop, the plan stage, `tujie validate` and the
+    sim stage all check, so a plan the model could have been told to mend is never refused
+    after the loop accepted it."""
     from pipeline.simulate.checks import page_violations
 
-    return lambda plan: page_violations(plan, corpus)[0]
+    def rules(plan: Plan) -> list[Violation]:
+        try:
+            shaped = apply_config(plan, config)
+        except PlanError as err:
+            return err.violations
+        return page_violations(shaped, corpus)[0]
+
+    return rules
 
 
 def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> Any:
@@ -211,7 +225,8 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         stuck=build.config.stuck,
         out_dir=build.dir,
         catalogue=plan_catalogue(),
-        rules=page_rules(corpus),
+        rules=page_rules(corpus, build.config),
+        progress=list(build.config.progress),
         refresh=refresh,
     )
 

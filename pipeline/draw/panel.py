@@ -39,7 +39,7 @@ from pipeline.draw.scenes.key import draw_tag
 from pipeline.errors import InputError
 from pipeline.plan.catalogue import DRAWN_BY
 from pipeline.plan.model import Concept, Panel
-from pipeline.plan.placeholders import fill_placeholders
+from pipeline.plan.placeholders import fill_placeholders, placeholders
 
 WIDTH, HEIGHT = 400.0, 260.0
 INSET = 12.0
@@ -72,6 +72,15 @@ SCENES: dict[str, SceneFn] = {
 }
 
 
+def _refuse_unfilled(where: str, text: str) -> None:
+    left = placeholders(text)
+    if left:
+        raise InputError(
+            f"{where}: placeholder {{{left[0]}}} has no number to fill it (its panel's run "
+            "offers none): `tujie validate` names the rule"
+        )
+
+
 def frame_body(cv: Canvas) -> None:
     """The panel's double-stroked hand-drawn border (drawn once per variant into the defs)."""
     rng = cv.rng("frame")
@@ -87,10 +96,14 @@ def draw_panel(
     *,
     lang: str,
     overrides: Mapping[str, Mapping] | None = None,
+    path: str | None = None,
 ) -> str:
-    """The SVG of one panel; raises FitError (naming card and panel) if a text cannot fit."""
+    """The SVG of one panel; raises FitError (naming card and panel) if a text cannot fit, and
+    InputError (naming `path`, the panel's JSON path) if a placeholder has no value: a raw
+    `{D.ttft}` never reaches the page."""
     svg_id = f"{concept.id}-{side}"
     owner = f"card {concept.id}, panel {side}"
+    where = path or f"card {concept.id}.{side}"
     cv = new_canvas(
         svg_id,
         WIDTH,
@@ -108,6 +121,10 @@ def draw_panel(
         rough.line(rng, (INSET + 8, RULE_Y), (WIDTH - INSET - 8, RULE_Y), 0.6, 1), FAINT, width=1.2
     )
     caption = fill_placeholders(panel.caption, values)
+    _refuse_unfilled(f"{where}.caption", caption)
+    _refuse_unfilled(f"{where}.bubble", panel.bubble or "")
+    for j, label in enumerate(panel.labels):
+        _refuse_unfilled(f"{where}.labels[{j}]", label)
     cv.layout.place(
         caption,
         x=WIDTH / 2,

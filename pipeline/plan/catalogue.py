@@ -233,6 +233,7 @@ class Catalogue:
 
     scenarios: Mapping[str, ScenarioEntry] = field(default_factory=dict)
     techniques: tuple[TechniqueEntry, ...] = ()
+    ruler_metrics: tuple[str, ...] = ()  # the metric ids the sweep measures every technique on
 
     def scenario(self, sid: str | None) -> ScenarioEntry | None:
         return self.scenarios.get(sid) if sid is not None else None

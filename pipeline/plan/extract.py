@@ -12,7 +12,7 @@ answer is asked for and read back).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,6 +59,7 @@ def extract_plan(
     max_rounds: int = 3,
     catalogue: Catalogue | None = None,
     rules: PlanRules | None = None,
+    progress: Sequence[str] = (),
 ) -> ExtractResult:
     """Plan `corpus` with the model from the environment (see `LLMClient.from_env`).
     `max_rounds` bounds the attempts (first answer + repairs); raises `PlanRepairFailed`.
@@ -78,6 +79,7 @@ def extract_plan(
         max_rounds=max_rounds,
         catalogue=catalogue,
         rules=rules,
+        progress=progress,
     )
 
 
@@ -95,6 +97,7 @@ def run_extraction(
     token_budget: int = CORPUS_TOKEN_BUDGET,
     catalogue: Catalogue | None = None,
     rules: PlanRules | None = None,
+    progress: Sequence[str] = (),
 ) -> ExtractResult:
     """`extract_plan` with an explicit client (tests pass one with short timeouts)."""
     session = Session(client, out_dir / CACHE_DIR_NAME, refresh)
@@ -113,6 +116,7 @@ def run_extraction(
         out_dir,
         catalogue=catalogue,
         rules=rules,
+        progress=progress,
     )
     corpus_block = render_prompt(
         "corpus.j2", sources=corpus.sources, reading_list=corpus.reading_list

@@ -7,10 +7,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field
 
@@ -25,7 +25,6 @@ from pipeline.plan.catalogue import (
     ScenarioEntry,
     fmt,
     grouped_placeholders,
-    max_generic,
     placeholder_entries,
     scene_kinds,
 )
@@ -39,6 +38,7 @@ from pipeline.plan.model import (
     MIN_ROUTE,
     PLAN_FORMAT,
     Concept,
+    MetricId,
     Panel,
     Plan,
     RouteStop,
@@ -113,24 +113,33 @@ def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue:
         techniques=catalogue.techniques,
         ruler_min=catalogue.ruler_minimum(),
         generic_one_in=GENERIC_ONE_IN,
-        max_generic=max_generic(2 * MIN_CONCEPTS),
+        generic_examples=(MIN_CONCEPTS, 10, 12, MAX_CONCEPTS),
+        ruler_metrics=catalogue.ruler_metrics or get_args(MetricId),
         budgets=text_budgets(lang),
         min_route=MIN_ROUTE,
         max_route=MAX_ROUTE,
     )
 
 
-def render_task(tool_name: str | None, lang: str, stuck: list[str]) -> str:
-    return render_prompt("plan_task.j2", tool_name=tool_name, lang=lang, stuck=stuck, title=None)
+def render_task(
+    tool_name: str | None, lang: str, stuck: list[str], progress: Sequence[str] = ()
+) -> str:
+    """The task message; `progress` are the concept ids page.toml marks (they must exist)."""
+    return render_prompt(
+        "plan_task.j2", tool_name=tool_name, lang=lang, stuck=stuck, progress=list(progress),
+        title=None,
+    )
 
 
-def prompt_hash(lang: str, stuck: list[str], catalogue: Catalogue) -> str:
+def prompt_hash(
+    lang: str, stuck: list[str], catalogue: Catalogue, progress: Sequence[str] = ()
+) -> str:
     """What a plan was extracted with, besides the sources: the system prompt and task (as for
     structured outputs) and the plan's schema. An extracted plan is reused while it is unchanged."""
     text = "\n".join(
         [
             render_system(None, lang, stuck, catalogue),
-            render_task(None, lang, stuck),
+            render_task(None, lang, stuck, progress),
             json.dumps(plan_tool_schema(), sort_keys=True),
         ]
     )
@@ -152,6 +161,7 @@ class PlanJob:
     out_dir: Path
     catalogue: Catalogue | None = None
     rules: PlanRules | None = None  # every page rule (default: plan_violations)
+    progress: Sequence[str] = ()  # concept ids page.toml's [progress] names
 
     def __post_init__(self) -> None:
         self.answer = plan_answer()
@@ -175,7 +185,7 @@ class PlanJob:
         return self._systems[tool_name]
 
     def prompt_hash(self) -> str:
-        return prompt_hash(self.lang, self.stuck, self.prompt_catalogue)
+        return prompt_hash(self.lang, self.stuck, self.prompt_catalogue, self.progress)
 
     def _limit(self) -> int:
         return MAX_CAPTION.get(self.lang, MAX_CAPTION["en"])
@@ -192,7 +202,7 @@ class PlanJob:
         )
 
     def _first_message(self, corpus_block: str) -> dict[str, Any]:
-        task = render_task(self._tool_name(), self.lang, self.stuck)
+        task = render_task(self._tool_name(), self.lang, self.stuck, self.progress)
         # The corpus is one block with a cache marker: repair rounds re-read it from the cache.
         return {
             "role": "user",

@@ -36,9 +36,18 @@ def count_sentences(text: str) -> int:
     return len(parts)
 
 
+# Digits inside a name are part of the name (FP8, BF16, H100, Llama-3-8B, GPT-4, P99, V1; 1F1B):
+# a word that starts with a Latin letter, or that mixes digits and letters at least twice.
+NAME_WITH_DIGITS = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
+    r"|\d+[A-Za-z]+\d+[A-Za-z0-9]*)(?![A-Za-z0-9])"
+)
+
+
 def numbers_in(text: str) -> list[str]:
-    """Literal numbers of a text, ignoring placeholders (those are bound to the simulator)."""
-    return NUMBER.findall(PLACEHOLDER.sub("", text))
+    """Literal numbers of a text, ignoring placeholders (those are bound to the simulator) and
+    the digits of names (`NAME_WITH_DIGITS`)."""
+    return NUMBER.findall(NAME_WITH_DIGITS.sub(" ", PLACEHOLDER.sub(" ", text)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -68,6 +77,7 @@ def plan_violations(
     out += _chain_rules(plan)
     out += _panel_rules(plan, values_for, scenario_ids)
     out += _prose_rules(plan)
+    out += _placeholder_rules(plan)
     out += _glossary_rules(plan)
     if catalogue is not None:
         out += _catalogue_rules(plan, catalogue)
@@ -222,6 +232,15 @@ def _catalogue_rules(plan: Plan, catalogue: Catalogue) -> list[Violation]:
                     f"unknown technique '{c.technique}' (known: {', '.join(known)})",
                 )
             )
+    for j, metric in enumerate(plan.ruler.metrics):
+        if catalogue.ruler_metrics and metric.id not in catalogue.ruler_metrics:
+            out.append(
+                Violation(
+                    f"ruler.metrics[{j}].id",
+                    f"the sweep does not measure '{metric.id}' (it measures "
+                    f"{', '.join(catalogue.ruler_metrics)})",
+                )
+            )
     need = catalogue.ruler_minimum()
     if rows < need:
         out.append(
@@ -315,6 +334,39 @@ def _scenario_fit(path: str, panel: Panel, catalogue: Catalogue) -> list[Violati
                 )
             )
     return out
+
+
+# Only a panel's caption (and a bubble) is filled from its run; everything else is printed as
+# written, so a placeholder there would reach the reader raw. Quotes are the sources' own text.
+FILLED_FIELDS = frozenset({"caption", "bubble"})
+AS_WRITTEN_SKIP = frozenset({"citations", "meta"})
+
+
+def _placeholder_rules(plan: Plan) -> list[Violation]:
+    """A `{name}` in any field the page prints that no scenario fills (takeaway, body, costs,
+    glossary, route, ruler, labels, ...) is refused with its path."""
+    out: list[Violation] = []
+    stack: list[tuple[str, str, object]] = [("", "", plan.model_dump(mode="json"))]
+    while stack:
+        where, key, value = stack.pop()
+        if isinstance(value, dict):
+            in_panel = where.endswith((".trouble", ".fix"))
+            for k, v in value.items():
+                if k in AS_WRITTEN_SKIP or (in_panel and k in FILLED_FIELDS):
+                    continue  # quotes are the sources' text; panel captions are checked above
+                stack.append((f"{where}.{k}" if where else k, k, v))
+        elif isinstance(value, list):
+            stack += [(f"{where}[{i}]", key, v) for i, v in enumerate(value)]
+        elif isinstance(value, str):
+            for name in placeholders(value):
+                out.append(
+                    Violation(
+                        where,
+                        f"placeholder {{{name}}} in a field no scenario fills (only panel "
+                        "captions get the simulator's numbers): say it in words here",
+                    )
+                )
+    return sorted(out, key=lambda v: v.path)
 
 
 def _prose_rules(plan: Plan) -> list[Violation]:

@@ -98,6 +98,7 @@ def card_view(
             sim.values(panel),
             lang=lang,
             overrides=overrides,
+            path=f"concepts[{i}].{side}",
         )
         for side, panel in (("trouble", concept.trouble), ("fix", concept.fix))
     }

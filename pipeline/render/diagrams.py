@@ -39,6 +39,7 @@ def panel_svg(
     *,
     lang: str,
     overrides: Mapping[str, Mapping[str, Any]] | None,
+    path: str | None = None,
 ) -> Markup:
     svg = draw_panel(
         concept,
@@ -48,6 +49,7 @@ def panel_svg(
         values,
         lang=lang,
         overrides=overrides or {},
+        path=path,
     )
     return Markup(svg)
 

@@ -32,7 +32,7 @@ def time_unit(trace: TraceView) -> str:
 def catalogue() -> Catalogue:
     """Every scenario and technique the simulator offers, with the registry's data."""
     from sim.presets.scenarios import SCENARIOS
-    from sim.presets.sweep import FIELD_TECHNIQUES, TECHNIQUES
+    from sim.presets.sweep import FIELD_TECHNIQUES, METRICS, TECHNIQUES
 
     scenarios: dict[str, ScenarioEntry] = {}
     for sid, scenario in SCENARIOS.items():
@@ -65,4 +65,4 @@ def catalogue() -> Catalogue:
         )
     techniques = tuple(TechniqueEntry(tid, label) for tid, label, _b, _v in TECHNIQUES)
     techniques += tuple(TechniqueEntry(t.id, t.label) for t in FIELD_TECHNIQUES)
-    return Catalogue(scenarios, techniques)
+    return Catalogue(scenarios, techniques, tuple(METRICS))

@@ -37,8 +37,11 @@ def page_violations(
     checked with (the runs that could be made, and the sweep). Runs already in `sim` (the sim
     stage's saved results) are read from it instead of run again."""
     cat = catalogue if catalogue is not None else sim_catalogue()
-    static = plan_violations(plan, None, catalogue=cat)  # which panels are broken already
-    broken = {_panel_path(v.path) for v in static} - {None}
+    # Panels whose run cannot be made at all (unknown scenario, a scene that cannot draw it, a
+    # missing variant, a bad knob) are not simulated; a caption too long or with a literal number
+    # still gets its run, so the rules below measure it with its own numbers filled in.
+    static = plan_violations(plan, None, catalogue=cat)
+    broken = {_run_blocker(v.path) for v in static} - {None}
     traces, run_problems = _runs(plan, broken, sim)
     sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json()
     results = SimResults(traces, sweep)
@@ -56,6 +59,7 @@ def page_violations(
 
     found = plan_violations(plan, corpus, catalogue=cat, values_for=values_for)
     found += [v for v in run_problems if v not in found]
+    found += _ruler_cells(plan, results)
     broken |= {_panel_path(v.path) for v in found} - {None}
     found += layout_violations(
         plan,
@@ -65,6 +69,42 @@ def page_violations(
         skip={p for p in broken if p is not None},
     )
     return found, results
+
+
+def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
+    """Every cell of the ruler has a measured change: a technique whose metric has no
+    percentage (a zero baseline that moved) is refused, never drawn as an empty cell."""
+    sweep = results.sweep
+    out: list[Violation] = []
+    if sweep is None:
+        return out
+    for i, concept in enumerate(plan.concepts):
+        tech = sweep.technique(concept.technique) if concept.technique else None
+        if tech is None:
+            continue
+        for metric in plan.ruler.metrics:
+            if tech.change_pct.get(metric.id) is None:
+                out.append(
+                    Violation(
+                        f"concepts[{i}].technique",
+                        f"the sweep gives '{tech.id}' no percentage change of '{metric.id}' "
+                        "(its baseline is zero): choose another ruler metric or technique",
+                    )
+                )
+    return out
+
+
+# The fields of a panel that decide which run draws it: a violation there means no run.
+RUN_FIELDS = ("scenario", "variant", "scene", "knobs")
+
+
+def _run_blocker(path: str) -> str | None:
+    """The panel (`concepts[3].fix`) whose run a violation at `path` makes impossible, else None."""
+    panel = _panel_path(path)
+    if panel is None:
+        return None
+    rest = path[len(panel) :].lstrip(".")
+    return panel if rest.startswith(RUN_FIELDS) else None
 
 
 def _panel_path(path: str) -> str | None:

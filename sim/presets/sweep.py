@@ -112,20 +112,28 @@ def sweep_generator(n_requests: int, seed: int) -> dict[str, Any]:
     }
 
 
+# The metrics every technique is measured on, as `vllm bench serve` defines them (SIM.md,
+# Metrics): output throughput, and the mean and p99 of TTFT, ITL, TPOT and E2EL. A ruler may
+# show any of METRICS; each has a `_p99` twin in the results.
+METRICS = ("throughput", "ttft", "itl", "tpot", "e2el")
+LATENCIES = ("ttft", "itl", "tpot", "e2el")
+
+
 def _measure(trace: dict[str, Any]) -> dict[str, float]:
     s = trace["summary"]
-    return {
-        "throughput": round(s["output_throughput"] * MS_PER_S, SWEEP_DECIMALS),
-        "ttft": round(s["ttft"]["mean"], SWEEP_DECIMALS),
-        "itl": round(s["itl"]["mean"], SWEEP_DECIMALS),
-        "ttft_p99": round(s["ttft"]["p99"], SWEEP_DECIMALS),
-        "itl_p99": round(s["itl"]["p99"], SWEEP_DECIMALS),
-        "duration": round(s["duration"], SWEEP_DECIMALS),
-    }
+    out = {"throughput": round(s["output_throughput"] * MS_PER_S, SWEEP_DECIMALS)}
+    for m in LATENCIES:
+        out[m] = round(s[m]["mean"], SWEEP_DECIMALS)
+        out[f"{m}_p99"] = round(s[m]["p99"], SWEEP_DECIMALS)
+    out["duration"] = round(s["duration"], SWEEP_DECIMALS)
+    return out
 
 
 def _change(base: float, variant: float) -> float | None:
-    return round((variant - base) / base * 100.0, 1) if base else None
+    """The change in percent; None only when it has no percentage (a zero baseline that moved)."""
+    if not base:
+        return 0.0 if not variant else None
+    return round((variant - base) / base * 100.0, 1)
 
 
 def _pair(
@@ -141,7 +149,7 @@ def _pair(
     for role, engine, over in zip(("baseline", "variant"), engines, shown, strict=True):
         workload = {"engine": copy.deepcopy(engine), "cost": cost, "generate": generator}
         runs[role] = {"engine": over, **_measure(run_workload(workload, fast=True))}
-    keys = ("throughput", "ttft", "itl", "ttft_p99", "itl_p99")
+    keys = (*METRICS, *(f"{m}_p99" for m in LATENCIES))
     return {
         "id": tid,
         "label": label,
@@ -188,9 +196,9 @@ def sweep(n_requests: int | None = None, seed: int | None = None) -> dict[str, A
             "generate": generator,
             "base_engine": BASE_ENGINE,
             "cost": cost,
-            "units": {"throughput": "output tokens/s", "ttft": "ms", "itl": "ms"},
+            "units": {"throughput": "output tokens/s", **dict.fromkeys(LATENCIES, "ms")},
         },
-        "metrics": ["throughput", "ttft", "itl"],
+        "metrics": list(METRICS),
         "techniques": techniques,
     }
 
