@@ -176,14 +176,20 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     return parse_plan(data, "page.toml + plan.json")
 
 
+def unknown_concepts(plan: Plan, config: PageConfig) -> list[tuple[str, str]]:
+    """(page.toml key, id) of every concept `progress` or `stuck` names that the plan lacks."""
+    known = {c.id for c in plan.concepts}
+    named = [("progress", cid) for cid in config.progress] + [("stuck", cid) for cid in config.stuck]
+    return [(key, cid) for key, cid in named if cid not in known]
+
+
 def _refuse_unknown_concepts(plan: Plan, config: PageConfig, plan_file: str | Path) -> None:
     """page.toml's `progress` and `stuck` name concepts of the plan: an id it does not have is a
     typo (or a plan that changed), never silently ignored."""
-    known = [c.id for c in plan.concepts]
-    named = [("progress", cid) for cid in config.progress] + [("stuck", cid) for cid in config.stuck]
-    unknown = [(key, cid) for key, cid in named if cid not in known]
+    unknown = unknown_concepts(plan, config)
     if unknown:
         key, cid = unknown[0]
+        known = [c.id for c in plan.concepts]
         listed = ", ".join(known[:14]) + (", ..." if len(known) > 14 else "")
         raise ConfigError(
             f"{CONFIG_FILE}: {key}: no concept {cid!r} in {plan_file} (its concepts: {listed}); "
@@ -206,6 +212,13 @@ def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Viol
     from pipeline.simulate.checks import page_violations
 
     def rules(plan: Plan) -> list[Violation]:
+        # The model was told the ids page.toml names: a plan without one is the plan's to mend.
+        missing = [
+            Violation("concepts", f"{CONFIG_FILE} {key} names concept '{cid}': give a card this id")
+            for key, cid in unknown_concepts(plan, config)
+        ]
+        if missing:
+            return missing
         try:
             shaped = apply_config(plan, config)
         except PlanError as err:

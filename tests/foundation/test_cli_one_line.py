@@ -9,13 +9,17 @@ one line."""
 from __future__ import annotations
 
 import errno
+import importlib
+import inspect
 import json
+import pkgutil
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+import pipeline
 from pipeline import errors
 from pipeline.cli import _fail
 from pipeline.errors import (
@@ -36,12 +40,15 @@ EXAMPLE = REPO / "examples" / "llm-inference"
 
 
 def every_error_class() -> list[type[TujieError]]:
+    """Every class of the tree, wherever in `pipeline` it is defined (all modules imported)."""
+    for module in pkgutil.walk_packages(pipeline.__path__, "pipeline."):
+        importlib.import_module(module.name)
     found, todo = [], [TujieError]
     while todo:
         cls = todo.pop()
         found.append(cls)
         todo.extend(cls.__subclasses__())
-    return sorted(found, key=lambda c: c.__name__)
+    return sorted(found, key=lambda c: c.__qualname__)
 
 
 def an_instance(cls: type[TujieError]) -> TujieError:
@@ -49,7 +56,10 @@ def an_instance(cls: type[TujieError]) -> TujieError:
         return cls([Violation("takeaway", "too long")], 3, LLMUsage(), None)
     if issubclass(cls, PlanError):
         return cls("plan.json", [Violation("takeaway", "too long")])
-    return cls("something\nwent wrong\tover lines")
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    required = [p for p in params if p.kind in positional and p.default is p.empty]
+    return cls("something\nwent wrong\tover lines", *[None] * max(0, len(required) - 1))
 
 
 @pytest.mark.parametrize("cls", every_error_class(), ids=lambda c: c.__name__)
