@@ -161,7 +161,8 @@ def _add_publish(sub: Subparsers) -> None:
     p.add_argument(
         "--to",
         metavar="DEST",
-        help="publish to another folder DIR, or commit the site to git:BRANCH",
+        help="publish to another folder DIR (outside the source and build folders), or commit "
+        "the site to git:BRANCH (a branch nobody has checked out)",
     )
     p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
 

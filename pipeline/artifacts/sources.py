@@ -166,8 +166,9 @@ def normalize_text(text: str) -> str:
 
 
 def normalize_url(url: str) -> str:
-    """Compare URLs loosely: lower-case scheme and host, no trailing slash, no fragment."""
-    url = url.strip()
+    """Compare URLs loosely: lower-case scheme and host, no trailing slash, no fragment, no
+    credentials (the sources keep none, so an address given with some still names its page)."""
+    url = without_credentials(url.strip())
     url = url.split("#", 1)[0]
     m = re.match(r"^(https?)://([^/]+)(.*)$", url, flags=re.I)
     if not m:

@@ -9,6 +9,7 @@ Judging the collected data is `pipeline.check.run`'s job; this module only measu
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import tempfile
@@ -136,7 +137,11 @@ class Chrome:
             try:
                 self._run(self._stop())
             finally:
+                self._drain()
                 self._loop.close()
+            if self._interrupt.hit:  # a Ctrl-C while the last pages unwound: not lost
+                self._interrupt.hit = False
+                raise KeyboardInterrupt
 
     def _run(self, work: Coroutine[Any, Any, Result]) -> Result:
         """Run `work` on this browser's loop. A Ctrl-C meanwhile stops the loop: Chromium is
@@ -158,19 +163,25 @@ class Chrome:
 
     def _abandon(self) -> None:
         """After Ctrl-C: kill Chromium (no polite close: whatever waits on it fails at once),
-        then let what still runs on the loop (the pages, pyppeteer's reader) unwind, cancelled;
-        a second Ctrl-C meanwhile waits for it."""
+        then let what still runs on the loop unwind; a second Ctrl-C meanwhile waits for it."""
         with self._interrupt.armed():
             self._browser = None
             chromium, self._chromium = self._chromium, None
             if chromium is not None:
                 chromium.stop()
-            pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
-            for task in pending:
-                task.cancel()
-            if pending and not self._loop.is_closed():
-                self._loop.run_until_complete(asyncio.wait(pending, timeout=ABANDON_WAIT_S))
+            self._drain()
         self._interrupt.hit = False
+
+    def _drain(self) -> None:
+        """Cancel what still runs on the loop (the other pages of a run that failed, pyppeteer's
+        reader) and let it unwind, so no coroutine is left half-done for the garbage collector
+        to report as a traceback when the loop closes."""
+        pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending and not self._loop.is_closed():
+            with self._interrupt.armed():  # a Ctrl-C now only waits for these few seconds
+                self._loop.run_until_complete(asyncio.wait(pending, timeout=ABANDON_WAIT_S))
 
     async def _start(self) -> None:
         await self._stop()
@@ -294,9 +305,10 @@ class Chrome:
                     raise disk_full(err.filename or html.parent, err) from None
                 last = err
                 self._run(self._stop())
+                self._drain()  # the other pages of the failed attempt
         full = low_disk([Path(tempfile.gettempdir()), cache_dir(), html.parent])
         if full is not None:  # Chromium dies without a word when it cannot write its profile
-            raise disk_full(full, OSError(28, "almost no space left"))
+            raise disk_full(full, OSError(errno.ENOSPC, "almost no space left"))
         raise EnvironmentMissing(
             f"Chromium ({self.executable}) crashed or hung twice on {html.name} "
             f"({what}): {type(last).__name__}: {last}; check it runs: "
