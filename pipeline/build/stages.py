@@ -27,7 +27,7 @@ from pipeline.build.state import (
 )
 from pipeline.config import CONFIG_FILE, PageConfig
 from pipeline.errors import ConfigError, EnvironmentMissing, PlanError, TujieError, Violation
-from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.catalogue import Catalogues
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
 
 
@@ -118,7 +118,10 @@ def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
     if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
         return None
     wanted = prompt_hash(
-        build.config.lang, build.config.stuck, plan_catalogue(), list(build.config.progress)
+        build.config.lang,
+        build.config.stuck,
+        prompt_catalogue(corpus, build.config),
+        list(build.config.progress),
     )
     return plan if meta.prompt_hash == wanted else None
 
@@ -197,11 +200,12 @@ def _refuse_unknown_concepts(plan: Plan, config: PageConfig, plan_file: str | Pa
         )
 
 
-def plan_catalogue() -> Catalogue:
-    """The registry filled by the simulator (`pipeline.simulate.catalogue`)."""
-    from pipeline.simulate.catalogue import catalogue
+def prompt_catalogue(corpus: Corpus, config: PageConfig) -> Catalogues:
+    """The catalogues of the fields the prompt offers: the folder's chosen fields (detected, or
+    page.toml's `field`) and the general field."""
+    from pipeline import fields
 
-    return catalogue()
+    return fields.catalogues(fields.chosen_fields(corpus, config).chosen)
 
 
 def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Violation]]:
@@ -237,7 +241,7 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         lang=build.config.lang,
         stuck=build.config.stuck,
         out_dir=build.dir,
-        catalogue=plan_catalogue(),
+        catalogue=prompt_catalogue(corpus, build.config),
         rules=page_rules(corpus, build.config),
         progress=list(build.config.progress),
         refresh=refresh,

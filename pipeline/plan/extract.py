@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.errors import LLMError, LLMUsage
-from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
 from pipeline.plan.model import Meta, Panel, Plan
@@ -57,7 +57,7 @@ def extract_plan(
     refresh: bool = False,
     model: str | None = None,
     max_rounds: int = 3,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
     progress: Sequence[str] = (),
 ) -> ExtractResult:
@@ -95,7 +95,7 @@ def run_extraction(
     refresh: bool = False,
     max_rounds: int = 3,
     token_budget: int = CORPUS_TOKEN_BUDGET,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
     progress: Sequence[str] = (),
 ) -> ExtractResult:
@@ -103,7 +103,13 @@ def run_extraction(
     session = Session(client, out_dir / CACHE_DIR_NAME, refresh)
     if scenarios is None:
         scenarios = (
-            {sid: e.title for sid, e in catalogue.scenarios.items()} if catalogue else {}
+            {
+                sid: e.title
+                for cat in Catalogues.of(catalogue).by_field.values()
+                for sid, e in cat.scenarios.items()
+            }
+            if catalogue
+            else {}
         )
     job = PlanJob(
         session,

@@ -10,24 +10,14 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import Field
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.errors import PlanError, PlanRepairFailed, Violation
-from pipeline.plan.catalogue import (
-    DRAWN_BY,
-    GENERIC_ONE_IN,
-    SCENE_SHOWS,
-    Catalogue,
-    ScenarioEntry,
-    fmt,
-    grouped_placeholders,
-    placeholder_entries,
-    scene_kinds,
-)
+from pipeline.plan.catalogue import GENERIC_ONE_IN, Catalogue, Catalogues
 from pipeline.plan.llm import LLMReply, LLMRequest
 from pipeline.plan.model import (
     MAX_BODY_SENTENCES,
@@ -38,7 +28,6 @@ from pipeline.plan.model import (
     MIN_ROUTE,
     PLAN_FORMAT,
     Concept,
-    MetricId,
     Panel,
     Plan,
     RouteStop,
@@ -70,32 +59,21 @@ class _LenientPlan(Plan):
 def fallback_catalogue(
     scenarios: Mapping[str, str], values_for: Callable[[Panel], Mapping[str, str]] | None
 ) -> Catalogue:
-    """A catalogue from scenario descriptions alone (callers without the simulator's): the
-    registry's scenes, and the placeholders `values_for` fills for each variant."""
-    entries = {}
-    for sid in sorted(scenarios):
-        values: dict[str, Mapping[str, str]] = {}
-        for variant in ("without", "with"):
-            if values_for is not None:
-                probe = Panel(caption="-", scene="timeline", scenario=sid, variant=variant)
-                values[variant] = values_for(probe)
-        order = sorted({n.partition(".")[0] for by in values.values() for n in by if "." in n})
-        entries[sid] = ScenarioEntry(
-            sid,
-            scenarios[sid],
-            "",
-            DRAWN_BY.get(sid, ()),
-            "steps",
-            placeholder_entries(values, order, "steps"),
-        )
-    return Catalogue(entries)
+    """A serving catalogue from scenario descriptions alone (callers without the simulator's)."""
+    from pipeline import fields
+
+    return fields.fallback_catalogue(scenarios, values_for)
 
 
-def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue: Catalogue) -> str:
-    """The plan's system prompt: every rule the validator checks, the registry's scenarios,
-    scenes, placeholders, knobs and techniques included."""
+def render_system(
+    tool_name: str | None, lang: str, stuck: list[str], catalogue: Catalogue | Catalogues
+) -> str:
+    """The plan's system prompt: every rule the validator checks, and a section per field the
+    page may draw with (its cast, scenes, scenarios, placeholders, knobs and techniques)."""
+    from pipeline import fields
     from pipeline.draw.fit import text_budgets
 
+    chosen = Catalogues.of(catalogue)
     return render_prompt(
         "plan_system.j2",
         tool_name=tool_name,
@@ -105,16 +83,13 @@ def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue:
         max_concepts=MAX_CONCEPTS,
         caption_limit=MAX_CAPTION.get(lang, MAX_CAPTION["en"]),
         max_body_sentences=MAX_BODY_SENTENCES,
-        scene_kinds=scene_kinds(),
-        scene_shows=SCENE_SHOWS,
-        scenarios=list(catalogue.scenarios.values()),
-        grouped=grouped_placeholders,
-        fmt=fmt,
-        techniques=catalogue.techniques,
-        ruler_min=catalogue.ruler_minimum(),
+        field_sections=[
+            fields.field(fid).prompt_section(lang, cat) for fid, cat in chosen.by_field.items()
+        ],
+        generic_shows=fields.GENERIC_SCENE.shows,
+        ruler_min=chosen.ruler_minimum(),
         generic_one_in=GENERIC_ONE_IN,
         generic_examples=(MIN_CONCEPTS, 10, 12, MAX_CONCEPTS),
-        ruler_metrics=catalogue.ruler_metrics or get_args(MetricId),
         budgets=text_budgets(lang),
         min_route=MIN_ROUTE,
         max_route=MAX_ROUTE,
@@ -132,7 +107,7 @@ def render_task(
 
 
 def prompt_hash(
-    lang: str, stuck: list[str], catalogue: Catalogue, progress: Sequence[str] = ()
+    lang: str, stuck: list[str], catalogue: Catalogue | Catalogues, progress: Sequence[str] = ()
 ) -> str:
     """What a plan was extracted with, besides the sources: the system prompt and task (as for
     structured outputs) and the plan's schema. An extracted plan is reused while it is unchanged."""
@@ -159,7 +134,7 @@ class PlanJob:
     values_for: Callable[[Panel], Mapping[str, str]] | None
     max_rounds: int
     out_dir: Path
-    catalogue: Catalogue | None = None
+    catalogue: Catalogue | Catalogues | None = None
     rules: PlanRules | None = None  # every page rule (default: plan_violations)
     progress: Sequence[str] = ()  # concept ids page.toml's [progress] names
 

@@ -28,11 +28,11 @@ from pipeline.artifacts.sim import SimResults
 from pipeline.build.stages import page_rules
 from pipeline.config import load_config
 from pipeline.errors import PlanRepairFailed
+from pipeline.fields.serving.catalogue import build_catalogue as catalogue
 from pipeline.ingest.folder import ingest_folder
 from pipeline.plan.extract import run_extraction
 from pipeline.plan.llm import LLMClient
 from pipeline.render.page import render_page
-from pipeline.simulate.catalogue import catalogue
 from pipeline.simulate.checks import page_violations
 
 REPO = Path(__file__).resolve().parents[2]
