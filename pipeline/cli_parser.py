@@ -13,7 +13,8 @@ from pipeline.build import STAGES
 
 DEFAULT_SRC = "examples/llm-inference"
 EPILOG = (
-    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
+    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing (or a full "
+    "disk), 4 LLM failed, 70 internal error, 130 interrupted."
 )
 Subparsers = Any  # what `add_subparsers` returns (argparse's _SubParsersAction is private)
 
@@ -160,7 +161,8 @@ def _add_publish(sub: Subparsers) -> None:
     p.add_argument(
         "--to",
         metavar="DEST",
-        help="publish to another folder DIR, or commit the site to git:BRANCH",
+        help="publish to another folder DIR (outside the source and build folders), or commit "
+        "the site to git:BRANCH (a branch nobody has checked out)",
     )
     p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
 

@@ -12,13 +12,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import ConfigError
+from pipeline.urls import has_credentials
 
 MAX_TITLE = 40  # = Plan.title's max_length
 
 CONFIG_FILE = "page.toml"
 # A page name is a folder under output/ and under the site: a plain slug, and never a name the
 # site itself uses (`site` is the site folder inside output/, `index.html` the site's index).
-PAGE_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# Matched whole (`fullmatch`): `$` would also match before a final newline.
+PAGE_NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 RESERVED_PAGE_NAMES = frozenset({"site", "index.html"})
 PAGE_NAME_RULE = (
     "a plain slug: 1-64 lowercase letters, digits and '-', starting with a letter or digit, "
@@ -31,7 +33,7 @@ def page_name_problem(name: str) -> str | None:
     """Why `name` cannot name a page (None when it can)."""
     if name in RESERVED_PAGE_NAMES:
         return f"{name!r} is reserved; the name must be {PAGE_NAME_RULE}"
-    if not PAGE_NAME_PATTERN.match(name):
+    if not PAGE_NAME_PATTERN.fullmatch(name):
         return f"{name!r} is not {PAGE_NAME_RULE}"
     return None
 
@@ -59,6 +61,15 @@ class PublishSettings(BaseModel):
         if problem:
             raise ValueError(problem)
         return name
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials(cls, url: str | None) -> str | None:
+        if url is not None and has_credentials(url):
+            raise ValueError(
+                "carries credentials (user:password@): the printed address must not; drop them"
+            )
+        return url
 
 
 class PageConfig(BaseModel):

@@ -57,7 +57,9 @@ def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, A
         sim = stage_sim(build, plan, corpus)
     if stop >= 4:
         stage_render(build, plan, corpus, sim, links)
-    build.state.inputs_hash = inputs_hash(build)
+    # The inputs as they were when this build first read them: an article edited since (during
+    # a long LLM call, say) leaves the build stale, and publish says so.
+    build.state.inputs_hash = build.built_from()
     build.save_state()
     if stop >= 5:
         report = stage_check(build, plan, corpus, sim, links)
@@ -186,4 +188,5 @@ def publish_build(
             base_url=build.config.publish.base_url,
             current_inputs_hash=inputs_hash(build),
             keep=build.config.publish.keep,
+            source=build.src,
         )

@@ -25,8 +25,8 @@ from pipeline.build.state import (
     sha256_file,
     source_tree_hash,
 )
-from pipeline.config import PageConfig
-from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.config import CONFIG_FILE, PageConfig
+from pipeline.errors import ConfigError, EnvironmentMissing, PlanError, TujieError, Violation
 from pipeline.plan.catalogue import Catalogues
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
 
@@ -35,7 +35,7 @@ def stage_ingest(build: Build) -> Corpus:
     from pipeline.ingest.folder import ingest_folder, write_corpus
 
     path = build.dir / "sources.json"
-    key = source_tree_hash(build.src)
+    key = build.source_key or source_tree_hash(build.src)
 
     def run() -> str:
         corpus = ingest_folder(build.src)
@@ -167,6 +167,7 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
                 )
             ],
         )
+    _refuse_unknown_concepts(plan, config, plan_file)
     data = plan.model_dump(mode="json")
     if config.stuck:
         data["walkthrough"]["concept"] = config.stuck[0]
@@ -176,6 +177,27 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     if config.title:
         data["title"] = config.title
     return parse_plan(data, "page.toml + plan.json")
+
+
+def unknown_concepts(plan: Plan, config: PageConfig) -> list[tuple[str, str]]:
+    """(page.toml key, id) of every concept `progress` or `stuck` names that the plan lacks."""
+    known = {c.id for c in plan.concepts}
+    named = [("progress", cid) for cid in config.progress] + [("stuck", cid) for cid in config.stuck]
+    return [(key, cid) for key, cid in named if cid not in known]
+
+
+def _refuse_unknown_concepts(plan: Plan, config: PageConfig, plan_file: str | Path) -> None:
+    """page.toml's `progress` and `stuck` name concepts of the plan: an id it does not have is a
+    typo (or a plan that changed), never silently ignored."""
+    unknown = unknown_concepts(plan, config)
+    if unknown:
+        key, cid = unknown[0]
+        known = [c.id for c in plan.concepts]
+        listed = ", ".join(known[:14]) + (", ..." if len(known) > 14 else "")
+        raise ConfigError(
+            f"{CONFIG_FILE}: {key}: no concept {cid!r} in {plan_file} (its concepts: {listed}); "
+            f"fix the id or remove it"
+        )
 
 
 def prompt_catalogue(corpus: Corpus, config: PageConfig) -> Catalogues:
@@ -194,6 +216,13 @@ def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Viol
     from pipeline.simulate.checks import page_violations
 
     def rules(plan: Plan) -> list[Violation]:
+        # The model was told the ids page.toml names: a plan without one is the plan's to mend.
+        missing = [
+            Violation("concepts", f"{CONFIG_FILE} {key} names concept '{cid}': give a card this id")
+            for key, cid in unknown_concepts(plan, config)
+        ]
+        if missing:
+            return missing
         try:
             shaped = apply_config(plan, config)
         except PlanError as err:
@@ -277,9 +306,8 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
     from pipeline.simulate.results import runs_key
 
     sim_dir = build.dir / "sim"
-    marker = sim_dir / "sweep.json"
     key = runs_key(plan)
-    saved = SimResults.load(sim_dir) if build.is_current("sim", key, [marker]) else None
+    saved = SimResults.load(sim_dir) if build.is_current("sim", key, [sim_dir]) else None
     # H1 after filling, knobbed runs, every text fitted: checked before anything is drawn.
     found, checked = page_violations(plan, corpus, sim=saved)
     if found:
@@ -287,14 +315,18 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
 
     def run() -> str:
         tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-        checked.save(tmp_dir)
-        if sim_dir.exists():
-            shutil.rmtree(sim_dir)
-        tmp_dir.rename(sim_dir)
+        for leftover in build.dir.glob(".sim-tmp-*"):  # of a build killed here (we hold the lock)
+            shutil.rmtree(leftover, ignore_errors=True)
+        try:
+            checked.save(tmp_dir)
+            if sim_dir.exists():
+                shutil.rmtree(sim_dir)
+            tmp_dir.rename(sim_dir)
+        finally:
+            shutil.rmtree(tmp_dir, ignore_errors=True)  # interrupted: no half-made copy stays
         return f"{len(checked.traces)} traces + ruler sweep"
 
-    build.stage("sim", key, [marker], run)
+    build.stage("sim", key, [sim_dir], run)
     return SimResults.load(sim_dir)
 
 

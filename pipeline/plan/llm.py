@@ -19,6 +19,7 @@ import anthropic
 
 from pipeline.errors import EnvironmentMissing, LLMError, LLMUsage
 from pipeline.plan.models import default_model
+from pipeline.urls import mask_credentials
 
 # The current Sonnet (models.json "default", with its sources): asked by structured outputs.
 DEFAULT_MODEL = default_model()
@@ -254,7 +255,8 @@ class LLMClient:
         return self._redact(text)
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]") if self._key else text
+        """No key, and no password of a credentialled ANTHROPIC_BASE_URL, in an error line."""
+        return mask_credentials(text.replace(self._key, "[key]") if self._key else text)
 
 
 def _reply_from_message(message: Any) -> LLMReply:

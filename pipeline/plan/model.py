@@ -17,10 +17,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from pipeline.config import MAX_TITLE
 from pipeline.errors import PlanError, Violation
+from pipeline.urls import has_credentials
 
 PLAN_FORMAT = 1
 MIN_CONCEPTS, MAX_CONCEPTS = 8, 13
@@ -225,6 +233,17 @@ class RouteStop(_Model):
     title: str = Field(min_length=1, max_length=120)
     url: str = Field(pattern=r"^https?://")
     why: str = Field(min_length=1, max_length=120)
+
+    @field_validator("url")
+    @classmethod
+    def _no_credentials(cls, url: str) -> str:
+        # An address with user:password@ would put them in an href on the page (issue 22).
+        if has_credentials(url):
+            raise ValueError(
+                "carries credentials (user:password@ before the host): give the address "
+                "without them"
+            )
+        return url
 
 
 class Meta(_Model):
