@@ -29,10 +29,11 @@ from pipeline.ingest.markdown import parse_markdown
 from pipeline.ingest.matching import match_reading_list
 from pipeline.ingest.titles import title_from_file_name
 from pipeline.ingest.walk import walk_folder
+from pipeline.reader import ARTICLE, MAX_ARTICLE_BYTES, READING_LIST, FileRefused, read_file
 
 PARSERS = {"md": parse_markdown, "txt": parse_text, "html": parse_html, "pdf": parse_pdf}
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = MAX_ARTICLE_BYTES  # per article (pipeline.reader, with the other limits)
 # Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
 # character, English by the word; a source never takes less than one minute.
 CJK_CHARS_PER_MINUTE = 300
@@ -97,7 +98,7 @@ def ingest_folder(src: Path) -> Corpus:
     for file in walk.files:
         path, rel = file.path, file.rel
         if rel == READING_LIST_NAME:
-            reading_list = _read_reading_list(path, skipped)
+            reading_list = _read_reading_list(path, src, skipped)
             continue
         if path.name in NOT_ARTICLES:
             continue
@@ -110,7 +111,7 @@ def ingest_folder(src: Path) -> Corpus:
             )
             continue
         try:
-            source, extracted = _read_source(path, rel, kind, used_ids)
+            source, extracted = _read_source(path, src, rel, kind, used_ids)
             sources.append(source)
             warnings += [FileWarning(path=rel, warning=w) for w in extracted.warnings]
         except Unreadable as why:
@@ -134,18 +135,15 @@ def ingest_folder(src: Path) -> Corpus:
     )
 
 
-def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> tuple[Source, Extracted]:
+def _read_source(
+    path: Path, src: Path, rel: str, kind: str, used_ids: set[str]
+) -> tuple[Source, Extracted]:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise Unreadable(
-                f"too large ({size} bytes, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)"
-            )
-        if size == 0:
-            raise Unreadable("empty file")
-        data = path.read_bytes()
-    except OSError as err:
-        raise Unreadable(f"cannot be read ({err.strerror or type(err).__name__})") from None
+        data = read_file(path, src, ARTICLE)
+    except FileRefused as why:
+        raise Unreadable(str(why)) from None
+    if not data:
+        raise Unreadable("empty file")
     try:
         extracted = PARSERS[kind](data)
     except RecursionError:
@@ -281,12 +279,14 @@ def _not_a_web_link(line: str) -> str | None:
     return f"not an http(s) web address ({shown or 'an empty link'})"
 
 
-def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingListEntry]:
+def _read_reading_list(
+    path: Path, src: Path, skipped: list[SkippedFile]
+) -> list[ReadingListEntry]:
     from pipeline.ingest.formats import decode_text
 
     try:
-        text, _ = decode_text(path.read_bytes())
-    except (OSError, Unreadable) as why:
+        text, _ = decode_text(read_file(path, src, READING_LIST))
+    except (FileRefused, Unreadable) as why:
         skipped.append(
             SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
         )
