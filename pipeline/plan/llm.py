@@ -235,9 +235,11 @@ class LLMClient:
                 message = self._client.messages.create(**kwargs)
         except RecursionError:
             raise UnreadableReply(f"the model's reply is {too_deep()}") from None
-        except ValueError as err:  # the stream's tool-input parser
-            said = " ".join(str(err).split())[:120]
-            raise UnreadableReply(f"the model's reply could not be read ({said}…)") from None
+        except ValueError as err:  # the stream's tool-input parser (jiter)
+            said = " ".join(str(err).split())
+            if "recursion limit" in said:
+                raise UnreadableReply(f"the model's reply is {too_deep()}") from None
+            raise UnreadableReply(f"the model's reply could not be read ({said[:120]}…)") from None
         if nesting_depth(message.model_dump(mode="json")) > MAX_JSON_DEPTH + 8:
             raise UnreadableReply(f"the model's reply is {too_deep()}")
         return _reply_from_message(message)
