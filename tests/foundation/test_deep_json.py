@@ -6,37 +6,22 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_build_inputs import EXAMPLE, tujie
 
 from pipeline.errors import PlanError
 from pipeline.jsonlimits import MAX_JSON_DEPTH, JSONRefused, NonFinite, loads, nesting_depth
 from pipeline.plan.model import load_plan, parse_plan
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "examples" / "llm-inference"
 KNOB = "concepts[0].trouble.knobs[0].value"
-
-
-def _tujie(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TUJIE_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=300,
-    )
 
 
 def _folder(tmp_path: Path, plan_text: str) -> Path:
@@ -61,7 +46,7 @@ def _error_line(result: subprocess.CompletedProcess[str]) -> str:
 
 def test_a_plan_nested_100000_deep_is_one_line(tmp_path: Path) -> None:
     src = _folder(tmp_path, "[" * 100_000 + "]" * 100_000)
-    line = _error_line(_tujie("validate", str(src), "--out", str(tmp_path / "out")))
+    line = _error_line(tujie("validate", str(src), "--out", str(tmp_path / "out")))
     assert str(src / "plan.json") in line
     assert f"(json): nested more than {MAX_JSON_DEPTH} levels deep" in line
 
@@ -79,7 +64,7 @@ def test_a_knob_that_is_not_a_finite_number_is_refused_with_its_path(
 
 def test_tujie_validate_names_the_nan_knob(tmp_path: Path) -> None:
     src = _folder(tmp_path, _plan_with_knob("NaN"))
-    line = _error_line(_tujie("validate", str(src), "--out", str(tmp_path / "out")))
+    line = _error_line(tujie("validate", str(src), "--out", str(tmp_path / "out")))
     assert f"{KNOB}: NaN is not a finite number" in line
 
 
@@ -101,7 +86,7 @@ def test_a_number_too_long_for_python_is_one_line(tmp_path: Path) -> None:
 def test_page_toml_nested_deep_is_one_line(tmp_path: Path) -> None:
     src = _folder(tmp_path, (EXAMPLE / "plan.json").read_text(encoding="utf-8"))
     (src / "page.toml").write_text("title = " + "[" * 50_000, encoding="utf-8")
-    line = _error_line(_tujie("ingest", str(src), "--out", str(tmp_path / "out")))
+    line = _error_line(tujie("ingest", str(src), "--out", str(tmp_path / "out")))
     assert "page.toml: not valid TOML (nested too deeply)" in line
 
 

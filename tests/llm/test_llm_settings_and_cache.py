@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import TEST_KEY, FakeAnthropic, plan_reply
-from plans import SCENARIOS, valid_plan_input, values_for, write_folder
+from plans import valid_plan_input, write_folder
 from test_plan_cli import run_plan
+from test_spend_bounds import extract_with, fake_client
 
 from pipeline.errors import EnvironmentMissing
 from pipeline.ingest.folder import ingest_folder
 from pipeline.plan.base_url import mask_password
-from pipeline.plan.extract import CACHE_DIR_NAME, ExtractResult, run_extraction
+from pipeline.plan.bounds import SpendBounds
+from pipeline.plan.extract import CACHE_DIR_NAME, ExtractResult
 from pipeline.plan.llm import LLMClient
 
 PASSWORD = "hunter2-secret"
@@ -87,16 +89,7 @@ def test_a_damaged_cached_reply_is_asked_again_and_named(
     out = tmp_path / "out"
 
     def extract(said: list[str]) -> ExtractResult:
-        return run_extraction(
-            LLMClient(TEST_KEY, base_url=fake.url, max_retries=0),
-            corpus,
-            lang="zh",
-            stuck=[],
-            out_dir=out,
-            scenarios=SCENARIOS,
-            values_for=values_for,
-            notify=said.append,
-        )
+        return extract_with(fake_client(fake), corpus, out, SpendBounds(), notify=said.append)
 
     fake.replies = [plan_reply(valid_plan_input())]
     extract([])

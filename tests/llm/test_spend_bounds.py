@@ -36,12 +36,12 @@ def _notes_folder(root: Path, count: int) -> Corpus:
     return ingest_folder(root)
 
 
-def _client(fake: FakeAnthropic, **options: Any) -> LLMClient:
+def fake_client(fake: FakeAnthropic, **options: Any) -> LLMClient:
     options = {"max_retries": 0, "initial_backoff_s": 0.01, **options}
     return LLMClient(TEST_KEY, base_url=fake.url, **options)
 
 
-def _run(
+def extract_with(
     client: LLMClient, corpus: Corpus, out: Path, bounds: SpendBounds, **kw: Any
 ) -> ExtractResult:
     return run_extraction(
@@ -72,7 +72,7 @@ def test_a_folder_of_3000_notes_is_refused_before_any_paid_call(
     corpus = _notes_folder(tmp_path / "notes", 3000)
     fake.count_tokens = 10**6  # over the corpus budget: the notes path, one call per article
     with pytest.raises(CallCapRefused) as refused:
-        _run(_client(fake), corpus, tmp_path / "out", SpendBounds())
+        extract_with(fake_client(fake), corpus, tmp_path / "out", SpendBounds())
     line = refused.value.one_line()
     assert "3,003 more model calls" in line and "3,000 notes" in line
     assert f"over the cap of {DEFAULT_MAX_CALLS}" in line
@@ -86,12 +86,12 @@ def test_past_the_cap_with_max_calls_the_estimate_is_shown_first(
 ) -> None:
     fake.count_tokens = 10**6  # two articles on the notes path: 2 notes + up to 3 plan rounds
     with pytest.raises(CallCapRefused, match="needs 5 more model calls"):
-        _run(_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=4))
+        extract_with(fake_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=4))
     assert fake.messages() == []
     fake.replies = [plan_reply(NOTES), plan_reply(NOTES), plan_reply(valid_plan_input())]
     said: list[str] = []
     bounds = bounds_from_options(5, False, None)
-    result = _run(_client(fake), corpus, tmp_path / "out", bounds, notify=said.append)
+    result = extract_with(fake_client(fake), corpus, tmp_path / "out", bounds, notify=said.append)
     assert result.path == "notes" and result.usage.calls == 3
     assert len(said) == 1 and said[0].startswith("planned: 5 model calls (2 notes")
     assert "est. cost at most $" in said[0]
@@ -102,9 +102,9 @@ def test_notes_answered_from_the_cache_are_not_counted(
 ) -> None:
     fake.count_tokens = 10**6
     fake.replies = [plan_reply(NOTES), plan_reply(NOTES), plan_reply(valid_plan_input())]
-    _run(_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=5))
+    extract_with(fake_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=5))
     # Again with a cap of 3: both notes are answered from the cache, so 0 + 3 fit.
-    again = _run(_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=3))
+    again = extract_with(fake_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=3))
     assert again.cached and len(fake.messages()) == 3
 
 
@@ -113,7 +113,7 @@ def test_repair_rounds_stop_at_the_cap_with_the_spend(
 ) -> None:
     fake.replies = [plan_reply(invalid_plan_input(), use=usage(1000, 500, 0, 0))] * 3
     with pytest.raises(LLMStopped) as stopped:
-        _run(_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=2), max_rounds=3)
+        extract_with(fake_client(fake), corpus, tmp_path / "out", SpendBounds(max_calls=2), max_rounds=3)
     line = stopped.value.one_line()
     assert "reached the cap of 2 model calls" in line
     assert "spent: 2 call(s)" in line and "input 2,000" in line and "so far" in line
@@ -144,9 +144,9 @@ def test_a_server_that_accepts_and_never_answers_ends_at_the_call_deadline(
     fake: FakeAnthropic, corpus: Corpus, tmp_path: Path
 ) -> None:
     fake.replies = [Reply(hang=True)]
-    client = _client(fake, timeout_s=60.0, call_deadline_s=0.5)  # the read timeout is far off
+    client = fake_client(fake, timeout_s=60.0, call_deadline_s=0.5)  # the read timeout is far off
     with pytest.raises(LLMStopped) as stopped:
-        _run(client, corpus, tmp_path / "out", SpendBounds())
+        extract_with(client, corpus, tmp_path / "out", SpendBounds())
     line = stopped.value.one_line()
     assert "no complete answer within the 0.5 s deadline for one model call" in line
     assert fake.url in line and "spent: 0 call(s)" in line
@@ -159,9 +159,9 @@ def test_a_stream_that_pings_forever_ends_at_the_call_deadline(
 ) -> None:
     """The pings come far inside the 0.3 s read timeout, so only the deadline can end it."""
     fake.replies = [Reply(pings_forever=True)]
-    client = _client(fake, timeout_s=0.3, call_deadline_s=1.5)
+    client = fake_client(fake, timeout_s=0.3, call_deadline_s=1.5)
     with pytest.raises(LLMStopped, match="1.5 s deadline for one model call"):
-        _run(client, corpus, tmp_path / "out", SpendBounds())
+        extract_with(client, corpus, tmp_path / "out", SpendBounds())
     [request] = fake.messages()
     assert request.body["stream"] is True
 
@@ -172,7 +172,7 @@ def test_the_token_count_hanging_ends_at_its_deadline(
     fake.count_tokens = Reply(hang=True)
     bounds = SpendBounds(count_deadline_s=0.4)
     with pytest.raises(LLMStopped, match=r"the token count at .*0\.4 s deadline for the token count"):
-        _run(_client(fake, timeout_s=60.0), corpus, tmp_path / "out", bounds)
+        extract_with(fake_client(fake, timeout_s=60.0), corpus, tmp_path / "out", bounds)
     assert fake.messages() == []
 
 
@@ -184,7 +184,7 @@ def test_the_whole_plan_ends_at_its_deadline_with_what_it_spent(
     fake.replies = [plan_reply(NOTES, use=usage(3000, 100, 0, 0)), Reply(hang=True)]
     bounds = SpendBounds(plan_deadline_s=3.0)
     with pytest.raises(LLMStopped) as stopped:
-        _run(_client(fake, timeout_s=60.0), corpus, tmp_path / "out", bounds)
+        extract_with(fake_client(fake, timeout_s=60.0), corpus, tmp_path / "out", bounds)
     line = stopped.value.one_line()
     assert "3 s deadline for the whole plan" in line
     assert "spent: 1 call(s)" in line and "input 3,000" in line
@@ -212,9 +212,9 @@ def test_a_reply_nested_100000_deep_stops_the_plan_in_one_line(
     if notes_path:
         fake.count_tokens = 10**6
     fake.replies = [Reply(raw_answer=DEEP, usage=usage(4000, 300, 0, 0))]
-    client = _client(fake, **({"model": model} if model else {}))
+    client = fake_client(fake, **({"model": model} if model else {}))
     with pytest.raises(LLMStopped) as stopped:
-        _run(client, corpus, tmp_path / "out", SpendBounds())
+        extract_with(client, corpus, tmp_path / "out", SpendBounds())
     line = stopped.value.one_line()
     assert "nested" in line and "spent:" in line and len(line) < 600
     assert len(fake.messages()) == 1
