@@ -145,7 +145,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             f"copy here ({len(corpus.unmatched)} unmatched, listed in sources.json)"
         )
     for e in matched:
-        line = f"    {e.title} ← {e.matched_source} (by {e.matched_by})"
+        score = f", score {e.match_score:.2f}" if e.match_score is not None else ""
+        line = f"    {e.title} ← {e.matched_source} (by {e.matched_by}{score}; {e.match_why})"
         console.print(_shown(line), soft_wrap=True)
     for k in corpus.skipped:
         console.print(f"[yellow]skipped[/] {_shown(k.path)}: {_shown(k.reason)}", soft_wrap=True)
@@ -253,6 +254,18 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fields(args: argparse.Namespace) -> int:
+    from pipeline.fields.listing import field_listing, listing_lines
+
+    listing = field_listing(Path(args.src) if args.src else None)
+    if args.json:
+        _print_json(listing)
+    else:
+        for line in listing_lines(listing):
+            print(terminal_safe(line))
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from pipeline.doctor import diagnose
     from pipeline.errors import EnvironmentMissing
@@ -297,6 +310,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "review": cmd_review,
     "publish": cmd_publish,
     "schema": cmd_schema,
+    "fields": cmd_fields,
     "doctor": cmd_doctor,
 }
 

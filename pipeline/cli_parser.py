@@ -201,6 +201,18 @@ def _add_tools(sub: Subparsers) -> None:
         out=False,
         json_flag=False,
     )
+    fields = _command(
+        sub,
+        "fields",
+        "list the fields a page can be drawn with (scenes, scenarios, knobs, ruler); with SRC, "
+        "which the folder's articles are about",
+        src=False,
+        out=False,
+    )
+    fields.add_argument(
+        "src", nargs="?", metavar="SRC", default=None,
+        help="a folder of articles: also show its field scores and the fields chosen",
+    )
     _command(
         sub,
         "doctor",

@@ -67,10 +67,18 @@ class PageConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    @field_validator("field", mode="before")
+    @classmethod
+    def _one_or_more(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
     # The page title replaces the plan's, so it keeps the plan's limit (pipeline.plan.model).
     title: str | None = Field(default=None, min_length=1, max_length=MAX_TITLE)
     lang: Literal["zh", "en"] = "zh"
     stuck: list[str] = Field(default_factory=list)
+    # The field(s) the page draws with (`tujie fields` lists them), instead of the ones detected
+    # from the articles (`pipeline.fields.detect`); the general field is always offered too.
+    field: list[str] = Field(default_factory=list)
     progress: dict[str, Literal["learned", "review", "next"]] = Field(default_factory=dict)
     publish: PublishSettings = Field(default_factory=PublishSettings)
 
@@ -101,6 +109,6 @@ def load_config(folder: Path) -> PageConfig:
             "value_error": str(first.get("ctx", {}).get("error", first["msg"])),
         }.get(first["type"], first["msg"])
         raise ConfigError(
-            f"{path}: {key}: {problem} (known keys: title, lang, stuck, progress, publish.name, "
+            f"{path}: {key}: {problem} (known keys: title, lang, stuck, field, progress, publish.name, "
             f"publish.base_url, publish.keep)"
         ) from None

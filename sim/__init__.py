@@ -1,7 +1,9 @@
 """tujie's batching simulator: schedules like the vLLM V1 scheduler, step by step.
 
 Public surface: `run_workload`, `load_workload_file` and the exceptions in `sim.errors`; the
-page's presets (cast, scenarios, sweep) live in `sim.presets`. Everything else is internal.
+page's presets (cast, scenarios, sweep) live in `sim.presets`. The training simulator is
+`sim.training` (`sim.training.run.run_training`, `python -m sim train`), the communication
+model both share `sim.collectives`. Everything else is internal.
 """
 
 from sim.api import load_workload_file, run_workload

@@ -1,4 +1,4 @@
-"""`python -m sim`: run | table | presets | sweep | bench (see `--help` of each)."""
+"""`python -m sim`: run | table | presets | sweep | train | calibrate | bench (see `--help` of each)."""
 
 from __future__ import annotations
 
@@ -101,6 +101,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--workload", default=None, help="with --rates: a generated workload file to load"
     )
 
+    train = sub.add_parser(
+        "train",
+        help="simulate one training step (pipeline, memory, collectives), print JSON",
+        description="Simulate WORKLOAD.json (or --preset NAME): one step of data-, tensor- and "
+        "pipeline-parallel training (SIM-TRAINING.md).",
+    )
+    train.add_argument("workload", nargs="?", help="training workload JSON file")
+    train.add_argument("--preset", help="built-in training preset, e.g. pipeline-1f1b")
+    train.add_argument("--list", action="store_true", help="list the training presets")
+    train.add_argument(
+        "--indent", action="store_true", help="indent the JSON for humans (default: compact)"
+    )
+
     bench = sub.add_parser(
         "bench",
         help="time the plain loop and the fast path",
@@ -113,6 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--scale", action="store_true", help="also time 1k, 10k, 100k requests (fast path)"
     )
     bench.add_argument("--no-plain", action="store_true", help="skip the plain loop")
+
+    calibrate = sub.add_parser(
+        "calibrate",
+        help="fit the calibrated cost model to published measurements and report its error",
+        description="Predicted vs measured for sim/data/calibration/measurements.json, median, "
+        "worst and leave-one-out errors (about 20 s).",
+    )
+    calibrate.add_argument(
+        "--write", action="store_true", help="store the fit in sim/data/calibration/fitted.json"
+    )
     return parser
 
 
@@ -140,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
         return cli.guarded(
             lambda: cli.cmd_sweep(args.requests, args.seed, args.rates, args.workload)
         )
+    if args.command == "train":
+        if args.list:
+            return cli.guarded(cli.cmd_train_presets)
+        return cli.guarded(lambda: cli.cmd_train(args.workload, args.preset, indent=args.indent))
+    if args.command == "calibrate":
+        return cli.guarded(lambda: cli.cmd_calibrate(args.write))
     from sim.bench import run_bench
 
     return cli.guarded(lambda: run_bench(args.requests, scale=args.scale, plain=not args.no_plain))

@@ -1,5 +1,6 @@
 """`python -m sim bench`: the SIM.md benchmark, plain step loop vs fast path, and the whole
-`python -m sim run` process against vLLM's own scheduler loop.
+`python -m sim run` process against vLLM's own scheduler loop; then one 1,024-GPU training step
+(`python -m sim train`, SIM-TRAINING.md).
 
 Workload: N requests at t=0 (seed 0), prompts uniform 100-1000 tokens, max_tokens uniform
 50-500, budget 2048, max_num_seqs 256, block_size 16, 20000 blocks, unit cost. Both paths
@@ -165,6 +166,44 @@ def _process_lines(n_requests: int, fast_hash: str) -> list[str]:
     return lines
 
 
+TRAIN_BENCH_PRESET = "gpt-3-175b-1024xa100"  # 1,024 GPUs, 256 micro-batches a step
+
+
+def train_lines() -> list[str]:
+    """`sim train` on the 1,024-GPU, 256-micro-batch step: in-process, and as a process."""
+    from sim.trace import encode
+    from sim.training.presets import train_preset
+    from sim.training.run import run_training
+
+    workload = train_preset(TRAIN_BENCH_PRESET)
+    walls = []
+    for _ in range(BENCH_REPEAT):
+        start = time.perf_counter()
+        out = run_training(workload)
+        size = len(encode(out))
+        walls.append(time.perf_counter() - start)
+    par, batch = out["workload"]["parallel"], out["workload"]["batch"]
+    actions = sum(len(order) for order in out["pipeline_order"].values())
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "sim", "train", "--preset", TRAIN_BENCH_PRESET],
+        capture_output=True,
+        timeout=PROCESS_TIMEOUT_S,
+        check=False,
+    )
+    process = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SimulationError(f"python -m sim train exited {proc.returncode}: {proc.stderr!r}")
+    return [
+        f"train  {TRAIN_BENCH_PRESET}: {out['workload']['hardware']['gpus']:,} GPUs (tp "
+        f"{par['tp']}, pp {par['pp']}, dp {par['dp']}), {batch['microbatches']} micro-batches, "
+        f"{actions:,} pipeline actions",
+        f"       best of {BENCH_REPEAT}: {min(walls):.3f} s in-process (orders, timeline, memory, "
+        f"collectives, {size / 1e6:.1f} MB JSON); process `python -m sim train` {process:.3f} s "
+        "(target: well under 1 s)",
+    ]
+
+
 def run_bench(n_requests: int = 1000, *, scale: bool = False, plain: bool = True) -> str:
     """Run the benchmark and return its report (text lines)."""
     workload = parse_workload(bench_workload(n_requests))
@@ -190,6 +229,7 @@ def run_bench(n_requests: int = 1000, *, scale: bool = False, plain: bool = True
             "faster than the plain loop"
         )
     lines += _spec_lines(n_requests)
+    lines += train_lines()
     if scale:
         lines.append(
             "scale (fast path; token times kept, per-step records not; target 100k <= "

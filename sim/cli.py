@@ -107,6 +107,32 @@ def cmd_sweep(
     return json_text(load_curve(workload, rates))
 
 
+def cmd_train(path: str | None, preset: str | None, *, indent: bool = False) -> CommandOutput:
+    """`train`: one training step (SIM-TRAINING.md) as one JSON object."""
+    from sim.trace import encode
+    from sim.training.presets import train_preset
+    from sim.training.run import run_training
+
+    if (path is None) == (preset is None):
+        raise WorkloadError("$", "give a WORKLOAD file or --preset NAME (exactly one)")
+    data = train_preset(preset) if preset is not None else load_workload_file(str(path))
+    return CommandOutput(encode(run_training(data), indent=indent))
+
+
+def cmd_train_presets() -> str:
+    """`train --list`: one training preset name per line with its title."""
+    from sim.training.presets import PRESETS
+
+    return "\n".join(f"{name}\t{w['scenario']['title']}" for name, w in PRESETS.items())
+
+
+def cmd_calibrate(write: bool) -> str:
+    """`calibrate`: predicted vs measured for the calibration set (`write`: store the fit)."""
+    from sim.cost.calibration_report import calibrate
+
+    return calibrate(write=write)
+
+
 def guarded(action: Callable[[], str | CommandOutput]) -> int:
     """Run a command; print its output, or ONE error line on stderr with exit code 2.
 

@@ -18,9 +18,9 @@ DEFAULT_MAX_MODEL_LEN = 4096
 POLICIES = ("vllm", "static", "prefill_first", "no_kv_cache", "disagg")
 KV_ALLOCATIONS = ("paged", "reserve_max", "reserve_max_model_len")
 PREEMPTION_MODES = ("recompute", "none")
-COST_KINDS = ("unit", "linear", "roofline")
+COST_KINDS = ("unit", "linear", "roofline", "calibrated")
 DRAFT_KINDS = ("none", "model")
-TIME_UNITS = {"unit": "step", "linear": "ms", "roofline": "ms"}
+TIME_UNITS = {"unit": "step", "linear": "ms", "roofline": "ms", "calibrated": "ms"}
 
 # Linear cost model defaults, in milliseconds: roughly Llama-3-8B on one H100 (5 ms of
 # fixed work per step, 0.04 ms per scheduled token, 0.0001 ms per context token read).
@@ -28,7 +28,9 @@ DEFAULT_LINEAR_C0 = 5.0
 DEFAULT_LINEAR_C_TOK = 0.04
 DEFAULT_LINEAR_C_KV = 0.0001
 
-# Roofline defaults: achievable fraction of peak FLOP/s, fixed per-step overhead (ms).
+# Roofline defaults: achievable fraction of peak FLOP/s, fixed per-step overhead (ms). The
+# calibrated model takes its own fitted values instead (sim/data/calibration/parameters.json)
+# unless the workload gives `mfu` or `overhead` itself.
 DEFAULT_ROOFLINE_MFU = 0.5
 DEFAULT_ROOFLINE_OVERHEAD_MS = 0.0
 DEFAULT_ROOFLINE_MODEL = "llama-3-8b"
@@ -129,7 +131,9 @@ class DraftConfig:
 class CostConfig:
     """Which step-time model to use and its parameters.
 
-    Units: `unit` counts steps (1.0 each); `linear` and `roofline` are in milliseconds.
+    Units: `unit` counts steps (1.0 each); `linear`, `roofline` and `calibrated` are in
+    milliseconds. `mfu` and `overhead` are None when the workload does not give them (the
+    roofline then uses its defaults, the calibrated model its fitted values).
     """
 
     kind: str = "unit"
@@ -138,25 +142,41 @@ class CostConfig:
     c_kv: float = DEFAULT_LINEAR_C_KV
     model: str = DEFAULT_ROOFLINE_MODEL
     gpu: str = DEFAULT_ROOFLINE_GPU
-    mfu: float = DEFAULT_ROOFLINE_MFU
-    overhead: float = DEFAULT_ROOFLINE_OVERHEAD_MS
+    mfu: float | None = None
+    overhead: float | None = None
     draft: DraftConfig | None = None
     # SIM-FIELD.md 2-3: KV read at this width (None = the model's own), tensor parallel degree.
     kv_dtype: str | None = None
     tp: int = 1
+    # Calibrated model only: which link the tp all-reduces cross (None: the GPU's NVLink).
+    link: str | None = None
+
+    def resolved_mfu(self) -> float:
+        """The roofline's fraction of peak FLOP/s (its default when not given)."""
+        return DEFAULT_ROOFLINE_MFU if self.mfu is None else self.mfu
+
+    def resolved_overhead(self) -> float:
+        """The roofline's fixed per-step cost in ms (its default when not given)."""
+        return DEFAULT_ROOFLINE_OVERHEAD_MS if self.overhead is None else self.overhead
 
     def to_dict(self) -> dict[str, Any]:
         """Only the fields that matter for this kind."""
         keys = {
             "unit": (),
             "linear": ("c0", "c_tok", "c_kv"),
-            "roofline": ("model", "gpu", "mfu", "overhead"),
+            "roofline": ("model", "gpu"),
+            "calibrated": ("model", "gpu"),
         }[self.kind]
         out: dict[str, Any] = {"kind": self.kind, "time_unit": TIME_UNITS[self.kind]}
         out.update({k: getattr(self, k) for k in keys})
-        if self.kind == "roofline" and self.kv_dtype is not None:
+        if self.kind == "roofline":
+            out["mfu"], out["overhead"] = self.resolved_mfu(), self.resolved_overhead()
+        if self.kind == "calibrated":
+            out.update({k: getattr(self, k) for k in ("mfu", "overhead", "link")
+                        if getattr(self, k) is not None})
+        if self.kind in ("roofline", "calibrated") and self.kv_dtype is not None:
             out["kv_dtype"] = self.kv_dtype
-        if self.kind == "roofline" and self.tp != 1:
+        if self.kind in ("roofline", "calibrated") and self.tp != 1:
             out["tp"] = self.tp
         if self.draft is not None:
             out["draft"] = self.draft.to_dict()

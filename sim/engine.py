@@ -134,11 +134,15 @@ class EngineCore:
     def _work(self, plan: StepPlan, total: int) -> StepWork:
         scheduled = plan.scheduled
         context = sum(req.computed + n for req, n in scheduled.items())
+        pairs = sum(n * req.computed + n * (n + 1) // 2 for req, n in scheduled.items())
         k = self.config.num_speculative_tokens
+        seqs = len(scheduled)
         if not k:
-            return StepWork(total, context)
+            return StepWork(total, context, attention_pairs=pairs, sequences=seqs)
         samplers = sum(1 for req, n in scheduled.items() if req.computed + n >= req.tokens)
-        return StepWork(total, context, draft_runs=k, draft_batch=samplers)
+        return StepWork(
+            total, context, draft_runs=k, draft_batch=samplers, attention_pairs=pairs, sequences=seqs
+        )
 
     def _emit_one_token_each(
         self, plan: StepPlan, stamp: float

@@ -156,7 +156,13 @@ class FastVllmEngine(ArrayStepEngine):
         decode, step = self.decode, self.num_steps
         total = len(decode.offset) + sum(n for _, n in given)
         context = decode.context_tokens() + sum(int(self.computed[r]) + n for r, n in given)
-        end = start + self.cost.step_time(StepWork(total, context))
+        # A decode's query token meets its whole context, so decodes add their context.
+        pairs = decode.context_tokens() + sum(
+            n * int(self.computed[r]) + n * (n + 1) // 2 for r, n in given
+        )
+        seqs = len(decode.offset) + len(given)
+        work = StepWork(total, context, attention_pairs=pairs, sequences=seqs)
+        end = start + self.cost.step_time(work)
         stamp = t(end)
         self.ends.append(stamp)
         order = list(self.running) if self.record else []

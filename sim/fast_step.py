@@ -209,7 +209,9 @@ class ArrayStepEngine:
         comp_before = self.computed[sched]
         total = int(given.sum())
         context = int(comp_before.sum()) + total
-        end = start + (self.cost.step_time(StepWork(total, context)) if len(sched) else 0.0)
+        pairs = int((given * comp_before).sum() + (given * (given + 1) // 2).sum())
+        work = StepWork(total, context, attention_pairs=pairs, sequences=len(sched))
+        end = start + (self.cost.step_time(work) if len(sched) else 0.0)
         new_comp = comp_before + given
         self.computed[sched] = new_comp
         emit = sched[new_comp == self.prompt[sched] + self.outputs[sched]]

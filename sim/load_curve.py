@@ -1,9 +1,9 @@
 """The latency-vs-load table of `vllm bench serve --request-rate`: one generated workload run
 at several Poisson request rates; per rate, throughput, goodput and p50/p99 of TTFT, TPOT, ITL.
 
-Rates are requests per second when the cost model counts milliseconds (linear, roofline) and
-requests per step with the unit cost. Request lengths do not depend on the rate (the arrival
-gaps come from their own seed).
+Rates are requests per second when the cost model counts milliseconds (linear, roofline,
+calibrated) and requests per step with the unit cost. Request lengths do not depend on the rate
+(the arrival gaps come from their own seed).
 """
 
 from __future__ import annotations

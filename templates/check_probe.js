@@ -43,6 +43,24 @@ async () => {
     return [round(l + sx), round(t + sy), round(Math.max(...xs) - l), round(Math.max(...ys) - t)];
   };
 
+  // The same box in its own SVG's unrotated frame (px from the SVG's corner, without the CSS
+  // transforms of the card around it): two texts of one SVG, or a text and its panel's inset,
+  // are compared there, where a card's slight rotation cannot inflate a long text's height.
+  const localBox = (m, x, y, w, h) => {
+    const pts = [[x, y], [x + w, y], [x, y + h], [x + w, y + h]]
+      .map(([px, py]) => [m.a * px + m.c * py + m.e, m.b * px + m.d * py + m.f]);
+    const xs = pts.map(p => p[0]), ys = pts.map(p => p[1]);
+    const l = Math.min(...xs), t = Math.min(...ys);
+    return [round(l), round(t), round(Math.max(...xs) - l), round(Math.max(...ys) - t)];
+  };
+  const outerSvg = el => {
+    let svg = el.closest('svg');
+    while (svg && svg.parentElement && svg.parentElement.closest('svg')) {
+      svg = svg.parentElement.closest('svg');
+    }
+    return svg;
+  };
+
   const texts = [];
   for (const el of document.querySelectorAll('svg text')) {
     if (!visible(el) || !el.textContent.trim()) continue;
@@ -50,8 +68,12 @@ async () => {
     try { b = el.getBBox(); } catch (e) { continue; }
     const m = el.getScreenCTM();
     if (!m || (b.width === 0 && b.height === 0)) continue;
+    const own = outerSvg(el);
+    const lm = own === el.closest('svg') ? el.getCTM() : null;
     texts.push({id: ident(el), kind: 'svg', role: el.dataset.role || null,
                 boxes: [mapBox(m, b.x, b.y, b.width, b.height)], owner: ident(el),
+                svg: own ? ident(own) : null,
+                local: lm ? localBox(lm, b.x, b.y, b.width, b.height) : null,
                 alt: el.dataset.alt || null, floor: el.dataset.floor ? Number(el.dataset.floor) : null,
                 text: el.textContent.trim().slice(0, 80), ...where(el)});
   }
@@ -96,9 +118,12 @@ async () => {
     const m = svg.getScreenCTM();
     if (!vb || !m || !vb.width) continue;
     const inset = Number(svg.dataset.inset || 0);
+    const lm = svg.getCTM();
     panels.push({id: ident(svg), ...where(svg), panel: svg.dataset.panel || svg.id,
                  box: rectBox(svg.getBoundingClientRect()),
-                 inset: mapBox(m, vb.x + inset, vb.y + inset, vb.width - 2 * inset, vb.height - 2 * inset)});
+                 inset: mapBox(m, vb.x + inset, vb.y + inset, vb.width - 2 * inset, vb.height - 2 * inset),
+                 local_inset: lm ? localBox(lm, vb.x + inset, vb.y + inset, vb.width - 2 * inset,
+                                            vb.height - 2 * inset) : null});
   }
 
   const cards = Array.from(document.querySelectorAll('article.card')).map(card => ({

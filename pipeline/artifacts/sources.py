@@ -13,6 +13,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field
 
 SOURCES_FORMAT = 1
+# The reading list of an input folder (its entries' `line` numbers are lines of this file).
+READING_LIST_NAME = "reading-list.md"
 
 
 class Paragraph(BaseModel):
@@ -41,7 +43,9 @@ class Source(BaseModel):
     )
     url: str | None = None
     url_from: str | None = Field(
-        default=None, description="what gave the URL: canonical, front-matter, og:url, saved-from"
+        default=None,
+        description="what gave the URL: canonical, front-matter, og:url, saved-from; "
+        "reading-list when the page's own was a site-wide one (an ancestor of its entry's URL)",
     )
     date: str | None = Field(default=None, description="publication date, as the file gives it")
     lang: str = "zh"
@@ -58,23 +62,52 @@ class Source(BaseModel):
 
 
 class ReadingListEntry(BaseModel):
-    """One line of `reading-list.md`: a Markdown link with a one-line note."""
+    """One entry of `reading-list.md`: a title, the address it gives (if any), its note, and
+    the saved copy of the article in the folder (if any)."""
 
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str
+    url: str | None = Field(
+        default=None,
+        description="the article's complete http(s) URL; None when the list gives no address, "
+        "or only one cut short that no saved copy completes (then it is never a link)",
+    )
     note: str = ""
     words: int | None = None
     matched_source: str | None = Field(
         default=None, description="id of the saved copy of this entry in the folder, if any"
     )
     matched_by: str | None = Field(
-        default=None, description='how the saved copy was found: "url" or "title"'
+        default=None,
+        description="how the saved copy was found: url, title (similar titles), contains (the "
+        "entry's title contains the copy's), filename (several copies' titles fit equally; the "
+        "file name chose)",
     )
     match_score: float | None = Field(
-        default=None, description="title similarity of entry and saved copy (0..1)"
+        default=None,
+        description="title similarity of entry and saved copy (0..1); for contains and "
+        "filename, the share of the entry's title the copy's title covers",
     )
+    match_why: str | None = Field(default=None, description="why this copy, in a sentence")
+    title_from: str = Field(
+        default="list",
+        description="list (the list's text), copy (the matched saved copy), address (nothing "
+        "else gave one), item (a list item with no address: its text, to be matched)",
+    )
+    address: str = Field(
+        default="", description="the address as the list writes it; empty when it gives none"
+    )
+    address_cut_short: bool = Field(
+        default=False,
+        description="the address was cut short (…) and nothing completed it: no link, no route",
+    )
+    completed_from: str | None = Field(
+        default=None,
+        description="what gave the whole URL of an address cut short or written without a "
+        "scheme: a saved copy's id, or reading-list.md:LINE",
+    )
+    line: int | None = Field(default=None, description="line of reading-list.md")
 
 
 class UnmatchedEntry(BaseModel):
@@ -83,8 +116,9 @@ class UnmatchedEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str
+    url: str | None = None
     reason: str
+    line: int | None = None
 
 
 class SkippedFile(BaseModel):
@@ -124,12 +158,12 @@ class Corpus(BaseModel):
         return next((s for s in self.sources if s.id == source_id), None)
 
     def urls(self) -> set[str]:
-        """Every URL the page may show: reading list, canonical URLs, links in articles."""
-        found = {e.url for e in self.reading_list}
-        for s in self.sources:
-            if s.url:
-                found.add(s.url)
-            found.update(s.links)
+        """Every URL the page may link to, normalised: the reading list's complete addresses and
+        the articles' own URLs (canonical link, front matter `url:`) - exactly the URLs the
+        prompt offers the model for the route (PIPELINE.md, "Input folder"). Links inside an
+        article are not among them, and neither is an address cut short."""
+        found = [e.url for e in self.reading_list if e.url]
+        found += [s.url for s in self.sources if s.url]
         return {normalize_url(u) for u in found}
 
     def has_url(self, url: str) -> bool:

@@ -19,6 +19,7 @@ from pipeline.build.page_stages import stage_check, stage_render, stage_review
 from pipeline.build.stages import (
     apply_config,
     extract_with_llm,
+    page_rules,
     shipped_plan_path,
     stage_ingest,
     stage_links,
@@ -152,13 +153,12 @@ def validate_plan(build: Build, plan_path: Path | None = None) -> ValidationSumm
     ruler rows), the simulated ones (captions measured with the numbers filled in, knobbed
     runs) and every text fitted at both widths: what the build and the repair loop check.
     Raises PlanError naming the file and each JSON path."""
-    from pipeline.simulate.checks import page_violations
-
     with build_lock(build):
         corpus = stage_ingest(build)
     path = plan_path if plan_path is not None else build.src / "plan.json"
-    plan = apply_config(load_plan(path), build.config, path)
-    found, _results = page_violations(plan, corpus)
+    plan = load_plan(path)
+    apply_config(plan, build.config, path)  # a language page.toml contradicts names the file
+    found = page_rules(corpus, build.config)(plan)
     if found:
         raise PlanError(path, found)
     return ValidationSummary(path, len(plan.concepts), len(plan.route))

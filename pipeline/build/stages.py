@@ -27,9 +27,8 @@ from pipeline.build.state import (
 from pipeline.config import PageConfig
 from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
 from pipeline.plan.bounds import SpendBounds
-from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.catalogue import Catalogues
 from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan, read_plan_text
-from pipeline.plan.rules import check_plan
 
 
 def stage_ingest(build: Build) -> Corpus:
@@ -91,7 +90,11 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
             raise _no_plan_error(shipped, has_key, stale=path.exists())
         origin_file = shipped if origin == "shipped" else path
         plan = apply_config(plan, build.config, origin_file)
-        check_plan(plan, corpus, file=origin_file, catalogue=plan_catalogue())
+        # The one gate (the repair loop's, `tujie validate`'s and the sim stage's): every rule,
+        # captions measured with their own run's numbers filled in.
+        found = page_rules(corpus, build.config)(plan)
+        if found:
+            raise PlanError(origin_file, found)
         write_atomic(path, dump_plan(plan))
         return note
 
@@ -115,7 +118,12 @@ def reusable_extraction(build: Build, corpus: Corpus) -> Plan | None:
     meta = plan.meta
     if meta.made_by != "llm" or meta.source_hash != corpus_hash(corpus):
         return None
-    wanted = prompt_hash(build.config.lang, build.config.stuck, plan_catalogue())
+    wanted = prompt_hash(
+        build.config.lang,
+        build.config.stuck,
+        prompt_catalogue(corpus, build.config),
+        list(build.config.progress),
+    )
     return plan if meta.prompt_hash == wanted else None
 
 
@@ -171,19 +179,29 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     return parse_plan(data, "page.toml + plan.json")
 
 
-def plan_catalogue() -> Catalogue:
-    """The registry filled by the simulator (`pipeline.simulate.catalogue`)."""
-    from pipeline.simulate.catalogue import catalogue
+def prompt_catalogue(corpus: Corpus, config: PageConfig) -> Catalogues:
+    """The catalogues of the fields the prompt offers: the folder's chosen fields (detected, or
+    page.toml's `field`) and the general field."""
+    from pipeline import fields
 
-    return catalogue()
+    return fields.catalogues(fields.chosen_fields(corpus, config).chosen)
 
 
-def page_rules(corpus: Corpus) -> Callable[[Plan], list[Violation]]:
-    """Every page rule, the simulated ones included (`pipeline.simulate.checks`): what the
-    repair loop, `tujie validate` and the sim stage all check."""
+def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Violation]]:
+    """Every page rule, the simulated ones included (`pipeline.simulate.checks`), checked on the
+    plan as page.toml shapes it: what the repair loop, the plan stage, `tujie validate` and the
+    sim stage all check, so a plan the model could have been told to mend is never refused
+    after the loop accepted it."""
     from pipeline.simulate.checks import page_violations
 
-    return lambda plan: page_violations(plan, corpus)[0]
+    def rules(plan: Plan) -> list[Violation]:
+        try:
+            shaped = apply_config(plan, config)
+        except PlanError as err:
+            return err.violations
+        return page_violations(shaped, corpus)[0]
+
+    return rules
 
 
 def extract_with_llm(
@@ -203,8 +221,9 @@ def extract_with_llm(
         lang=build.config.lang,
         stuck=build.config.stuck,
         out_dir=build.dir,
-        catalogue=plan_catalogue(),
-        rules=page_rules(corpus),
+        catalogue=prompt_catalogue(corpus, build.config),
+        rules=page_rules(corpus, build.config),
+        progress=list(build.config.progress),
         refresh=refresh,
         bounds=bounds,
         notify=notify,

@@ -39,6 +39,14 @@ def _inside(box: Box, frame: Box, margin: float) -> bool:
     )
 
 
+def _frame_boxes(a: dict, b: dict, box_a: Box, box_b: Box) -> tuple[Box, Box]:
+    """The boxes to compare: two texts of one SVG in that SVG's own unrotated frame (a card's
+    slight rotation makes a long text's page box taller than the text), else the page boxes."""
+    if a.get("svg") and a.get("svg") == b.get("svg") and a.get("local") and b.get("local"):
+        return a["local"], b["local"]
+    return box_a, box_b
+
+
 def text_overlaps(m: Measurement) -> Iterator[Problem]:
     """H2: no text box overlaps another element's text box (sweep over boxes sorted by top)."""
     items = sorted(
@@ -53,7 +61,7 @@ def text_overlaps(m: Measurement) -> Iterator[Problem]:
                 break
             if other["owner"] == text["owner"]:
                 continue
-            w, h = _intersection(box, other_box)
+            w, h = _intersection(*_frame_boxes(text, other, box, other_box))
             if w <= OVERLAP_TOLERANCE_PX or h <= OVERLAP_TOLERANCE_PX:
                 continue
             first, second = sorted([text["id"], other["id"]])
@@ -71,26 +79,30 @@ def text_overlaps(m: Measurement) -> Iterator[Problem]:
 
 def text_crossings(m: Measurement) -> Iterator[Problem]:
     """H2: SVG text stays inside its panel's inset; any text in a card keeps off the card edge."""
-    insets = {p["panel"]: p["inset"] for p in m.probe.get("panels", [])}
+    insets = {p["panel"]: p for p in m.probe.get("panels", [])}
     cards = {c["card"]: c["box"] for c in m.probe.get("cards", [])}
     for text in m.probe.get("texts", []):
         frame, what, margin = None, "", 0.0
+        boxes = text["boxes"]
         if text["kind"] == "svg" and text.get("panel") in insets:
-            frame, what, margin = (
-                insets[text["panel"]],
-                f"panel {text['panel']} inset",
-                -INSET_TOLERANCE_PX,
-            )
+            panel = insets[text["panel"]]
+            frame, what, margin = panel["inset"], f"panel {text['panel']} inset", -INSET_TOLERANCE_PX
+            if text.get("local") and panel.get("local_inset"):
+                # both in the panel's own frame: the card's rotation tilts them together
+                frame, boxes = panel["local_inset"], [text["local"]]
         elif text.get("card") in cards:
             frame, what, margin = cards[text["card"]], f"card {text['card']} border", CARD_MARGIN_PX
         if frame is None:
             continue
-        bad = [box for box in text["boxes"] if not _inside(box, frame, margin)]
-        if bad:
+        if any(not _inside(box, frame, margin) for box in boxes):
+            # reported in page px, where the outlines are drawn
+            page_frame = insets[text["panel"]]["inset"] if what.startswith("panel") else frame
+            bad = [box for box in text["boxes"] if not _inside(box, page_frame, margin)]
             yield Problem(
                 "text-crosses-border", text["id"],
                 f"text '{text['text']}' crosses or touches the {what}",
-                m.theme, m.width, text.get("card"), text.get("panel"), [*bad, frame],
+                m.theme, m.width, text.get("card"), text.get("panel"),
+                [*(bad or text["boxes"]), page_frame],
             )  # fmt: skip
 
 

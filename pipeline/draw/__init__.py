@@ -11,9 +11,8 @@ from pipeline.draw.main_thread import draw_main_thread
 from pipeline.draw.panel import draw_panel
 from pipeline.draw.ruler import draw_ruler
 from pipeline.draw.stamp import draw_stamp, draw_tick
-from pipeline.draw.steps import draw_step_strip
 
 __all__ = [
     "FitError", "draw_cast_legend", "draw_main_thread", "draw_panel", "draw_ruler", "draw_stamp",
-    "draw_step_strip", "draw_symbol_defs", "draw_tick",
+    "draw_symbol_defs", "draw_tick",
 ]

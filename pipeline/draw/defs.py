@@ -6,18 +6,22 @@ and `<use>` these characters instead of repeating them (the page must stay under
 
 from __future__ import annotations
 
-from pipeline.draw import cast, panel, rough, steps
+from collections.abc import Callable, Sequence
+
+from pipeline.draw import cast, key, panel, rough
 from pipeline.draw.canvas import Canvas, merge_paths, new_canvas, wobble_filter
 from pipeline.draw.filters import SEED_RANGE, SHARED_SEEDS
 from pipeline.draw.palette import STATE_COLOUR
-from pipeline.draw.scenes import drafts, key
 from pipeline.draw.svg import element
 
 SYMBOL_SCRATCH = 100.0  # a scratch canvas size for drawing a character around (0, 0)
+# The walkthrough's step strips share the "s" filters: their region is the strip's size.
+STRIP_SIZE = (420.0, 64.0)
+Symbol = tuple[str, Callable[[Canvas], None]]
 
 
 def _filters() -> str:
-    sizes = {"p": (panel.WIDTH, panel.HEIGHT), "s": (steps.WIDTH, steps.HEIGHT)}
+    sizes = {"p": (panel.WIDTH, panel.HEIGHT), "s": STRIP_SIZE}
     out = []
     for kind, count in SHARED_SEEDS.items():
         w, h = sizes[kind]
@@ -36,11 +40,12 @@ def _scratch(name: str) -> Canvas:
     return new_canvas(f"defs-{name}", SYMBOL_SCRATCH, SYMBOL_SCRATCH, 0, "en", "defs", wobble=False)
 
 
-def draw_symbol_defs(lang: str) -> str:
+def draw_symbol_defs(lang: str, symbols: Sequence[Symbol] = ()) -> str:
     """A hidden zero-size `<svg class="sprites">` holding the shared filters, the cast (every
-    bean state, the GPU busy and idle, the clerk), the key swatches and the panel borders;
-    insert it once at the top of `<body>`.
-    `lang` is accepted for symmetry with the other drawings (the cast carries no words)."""
+    bean state, the GPU busy and idle, the clerk), the key swatches, the page's fields' own
+    shared art (`symbols`, from the registry) and the panel borders; insert it once at the top
+    of `<body>`. `lang` is accepted for symmetry with the other drawings (the cast carries no
+    words)."""
     parts = [_filters()]
     for state in STATE_COLOUR:
         cv = _scratch(f"bean-{state}")
@@ -58,7 +63,7 @@ def draw_symbol_defs(lang: str) -> str:
         cv = _scratch(f"swatch-{kind}")
         key.swatch_body(cv, kind, 0, 0)
         parts.append(_symbol(f"swatch-{kind}", cv))
-    for name, body in drafts.SYMBOLS:  # the new scenes' shared art
+    for name, body in symbols:  # the fields' scenes' shared art
         cv = _scratch(name)
         body(cv)
         parts.append(_symbol(name, cv))

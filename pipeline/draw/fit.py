@@ -18,14 +18,12 @@ from typing import Any, Literal
 
 from pipeline import fonts
 from pipeline.artifacts.sim import SweepView
-from pipeline.artifacts.trace import TraceView
 from pipeline.draw import main_thread, ruler
 from pipeline.draw.layout import FLOOR, FitError, family_for
 from pipeline.draw.main_thread import draw_main_thread
-from pipeline.draw.panel import draw_panel
 from pipeline.draw.ruler import draw_ruler
 from pipeline.errors import PlanError, Violation
-from pipeline.plan.model import Panel, Plan, parse_plan
+from pipeline.plan.model import Concept, Panel, Plan, parse_plan
 from pipeline.plan.placeholders import fill_placeholders
 
 MAX_RETRIES = 6  # fields blanked per drawing before giving up on finding more
@@ -39,13 +37,14 @@ Drawing = Callable[[Plan], object]
 def layout_violations(
     plan: Plan,
     *,
-    traces_for: Callable[[Panel], TraceView | None],
+    draw_panel: Callable[[Concept, str, Panel], str],
     values_for: Callable[[Panel], Mapping[str, str]],
     sweep: SweepView | None,
     skip: Collection[str] = (),
 ) -> list[Violation]:
-    """Each plan text the page's drawings cannot place, with its JSON path. Panels whose path
-    is in `skip` (already broken in another way) are not drawn."""
+    """Each plan text the page's drawings cannot place, with its JSON path. `draw_panel` draws
+    one panel as the page does (its field's scene, from its run); panels whose path is in `skip`
+    (already broken in another way) are not drawn."""
     lang = plan.lang
     measured = sweep if sweep is not None else SweepView()
     out: list[Violation] = []
@@ -68,7 +67,7 @@ def layout_violations(
             def draw(p: Plan, i: int = index, s: Any = side) -> str:
                 c = p.concepts[i]
                 panel = c.trouble if s == "trouble" else c.fix
-                return draw_panel(c, s, panel, traces_for(panel), values_for(panel), lang=lang)
+                return draw_panel(c, s, panel)
 
             def fields(p: Plan, i: int = index, s: Literal["trouble", "fix"] = side) -> Fields:
                 c = p.concepts[i]
@@ -131,11 +130,14 @@ def _main_thread_fields(plan: Plan) -> Fields:
 
 def _ruler_fields(plan: Plan, sweep: SweepView) -> Fields:
     out = [(f"ruler.metrics[{j}].name", m.name) for j, m in enumerate(plan.ruler.metrics)]
-    known = {t.id for t in sweep.techniques}
+    rows = {id(c) for c in ruler.ruler_rows(plan, sweep)}
     for i, c in enumerate(plan.concepts):
-        if c.technique in known:
+        if id(c) in rows:
             out.append((f"concepts[{i}].{'name' if plan.lang == 'zh' else 'name_en'}",
                         c.name if plan.lang == "zh" else c.name_en))
+        for j, effect in enumerate(c.effects):
+            if effect.amount:
+                out.append((f"concepts[{i}].effects[{j}].amount", effect.amount))
     return out
 
 

@@ -16,9 +16,9 @@ from typing import Any
 from pipeline.artifacts.sim import SweepView, TechniqueView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.key import draw_tag
 from pipeline.draw.palette import FAINT, INK, PAPER
-from pipeline.draw.scenes.key import draw_tag
-from pipeline.plan.model import Plan
+from pipeline.plan.model import Effect, Plan
 
 WIDTH = 800.0
 INSET = 8.0
@@ -120,6 +120,39 @@ def _heads(cv: Canvas, metrics: list[Any], words: Mapping[str, str], x0: float, 
         cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
 
 
+CHANGE_SIGN = {"up": 1.0, "down": -1.0, "none": 0.0}
+CITED = {"zh": "据文献", "en": "cited"}
+
+
+def _cited_cell(cv: Canvas, i: int, j: int, x: float, cy: float, effect: Effect, better: str,
+                lang: str) -> None:
+    """A cited effect (a field without an engine): the verdict mark for its direction and the
+    amount the quote writes, else the word that says it is a source's claim, not a measurement."""
+    sign = CHANGE_SIGN[effect.change]
+    kind = "same" if sign == 0 else verdict(sign * 100.0, better)
+    _mark(cv, f"cell-{i}-{j}", x - 34, cy, sign, kind)
+    if kind == "better":
+        _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
+    elif kind == "worse":
+        _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
+    cv.layout.place(effect.amount or CITED[lang], x=x - 6, cy=cy, role="label",
+                    size=PCT_SIZE[kind], anchor="start", floor=None)
+
+
+def _effect(concept: Any, metric_id: str) -> Effect | None:
+    return next((e for e in concept.effects if e.metric == metric_id), None)
+
+
+def _any_cell(cv: Canvas, i: int, j: int, x: float, cy: float, concept: Any, metric: Any,
+              techniques: Mapping[str, TechniqueView], lang: str) -> None:
+    tech = techniques.get(concept.technique or "")
+    effect = _effect(concept, metric.id) if tech is None else None
+    if effect is not None:
+        _cited_cell(cv, i, j, x, cy, effect, metric.better, lang)
+    else:
+        _cell(cv, i, j, x, cy, tech.change_pct.get(metric.id) if tech else None, metric.better)
+
+
 def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: float | None,
           better: str) -> None:
     """One technique x metric cell centred on x: the verdict mark and the measured %."""
@@ -156,10 +189,8 @@ def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView],
         name = concept.name if lang == "zh" else concept.name_en
         cv.layout.place(name, x=INSET + 10, cy=cy, role="label", size=16, anchor="start",
                         max_width=NAME_W - 24)
-        tech = techniques[concept.technique or ""]
         for j, m in enumerate(metrics):
-            pct = tech.change_pct.get(m.id)
-            _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, pct, m.better)
+            _any_cell(cv, i, j, NAME_W + col * (j + 0.5), cy, concept, m, techniques, lang)
 
 
 def _summary(rows: list[Any], techniques: Mapping[str, TechniqueView], metrics: list[Any],
@@ -168,10 +199,16 @@ def _summary(rows: list[Any], techniques: Mapping[str, TechniqueView], metrics: 
     out = []
     for concept in rows:
         name = concept.name if lang == "zh" else concept.name_en
+        tech = techniques.get(concept.technique or "")
         for m in metrics:
-            pct = techniques[concept.technique or ""].change_pct.get(m.id)
+            pct = tech.change_pct.get(m.id) if tech is not None else None
+            effect = _effect(concept, m.id) if tech is None else None
             if pct is not None:
                 out.append(f"{name} {m.name} {pct:+.0f}% ({words[verdict(float(pct), m.better)]})")
+            elif effect is not None:
+                sign = CHANGE_SIGN[effect.change]
+                said = words["same"] if sign == 0 else words[verdict(sign * 100.0, m.better)]
+                out.append(f"{name} {m.name} {effect.amount or CITED[lang]} ({said})")
     return out
 
 
@@ -191,18 +228,25 @@ def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView]
         name = concept.name if lang == "zh" else concept.name_en
         cv.layout.place(name, x=INSET + 6, cy=top + 16, role="label", size=15, anchor="start",
                         max_width=NARROW_W - 2 * INSET - 12)
-        tech = techniques[concept.technique or ""]
         for j, m in enumerate(metrics):
-            pct = tech.change_pct.get(m.id)
-            _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + 44, pct, m.better)
+            _any_cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + 44, concept, m, techniques,
+                      lang)
     cv.stroke(grid, FAINT, width=1.0)
+
+
+def ruler_rows(plan: Plan, sweep: SweepView) -> list[Any]:
+    """The ruler's rows, in page order: concepts standing for a measured technique of the sweep,
+    and concepts whose effects a source states (a field without an engine)."""
+    measured = {t.id for t in sweep.techniques}
+    return [c for c in plan.concepts if (c.technique and c.technique in measured)
+            or (c.effects and not c.technique)]
 
 
 def draw_ruler(plan: Plan, sweep: SweepView, *, lang: str, narrow: bool = False) -> str:
     """The ruler chart; `narrow` draws the phone layout (techniques stacked) instead."""
     words = WORDS[lang]
     techniques = {t.id: t for t in sweep.techniques}
-    rows = [c for c in plan.concepts if c.technique and c.technique in techniques]
+    rows = ruler_rows(plan, sweep)
     metrics = list(plan.ruler.metrics)
     if narrow:
         height = N_HEAD_H + N_ROW_H * max(len(rows), 1) + 6

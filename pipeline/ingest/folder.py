@@ -13,20 +13,21 @@ import unicodedata
 from pathlib import Path
 
 from pipeline.artifacts.sources import (
+    READING_LIST_NAME,
     Corpus,
     FileWarning,
     Paragraph,
     ReadingListEntry,
     SkippedFile,
     Source,
-    normalize_url,
 )
 from pipeline.atomic import write_atomic
 from pipeline.errors import SourceError
 from pipeline.ingest.formats import Extracted, Unreadable, parse_pdf, parse_text
 from pipeline.ingest.htmlpage import parse_html
 from pipeline.ingest.markdown import parse_markdown
-from pipeline.ingest.matching import match_reading_list
+from pipeline.ingest.reading_list import read_reading_list
+from pipeline.ingest.settle import settle_reading_list
 from pipeline.ingest.titles import title_from_file_name
 from pipeline.ingest.walk import walk_folder
 from pipeline.reader import ARTICLE, MAX_ARTICLE_BYTES, READING_LIST, FileRefused, read_file
@@ -53,7 +54,6 @@ KIND_BY_SUFFIX = {
     ".htm": "html",
     ".pdf": "pdf",
 }
-READING_LIST_NAME = "reading-list.md"
 # Files of the folder that are not articles: the reading list is parsed on its own, the config
 # and a reviewed plan are read by other stages.
 NOT_ARTICLES = {READING_LIST_NAME, "page.toml", "plan.json", "plan.invalid.json", "sources.json"}
@@ -62,21 +62,6 @@ ID_MAX_CHARS = 80
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 LATIN_WORD = re.compile(r"[A-Za-z0-9\u00c0-\u024f]+(?:['’.-][A-Za-z0-9\u00c0-\u024f]+)*")
-READING_LIST_ITEM = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+\[(?P<title>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)\s*"
-    r"(?:[—–:：-]+\s*)?(?P<note>.*)$"
-)
-READING_LIST_BARE = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+<?(?P<url>https?://[^\s>]+)>?\s*(?P<note>.*)$"
-)
-# A list item that links somewhere other than the web (javascript:, data:, file:, a relative
-# path): never used, but listed among the skipped entries so it does not vanish unnoticed.
-READING_LIST_OTHER = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+(?:\[(?P<title>[^\]]*)\]\((?P<url>[^)\s]*)\)"
-    r"|<?(?P<bare>(?:javascript|vbscript|data|file|ftp|mailto|about|blob):[^\s>]*))",
-    flags=re.I,
-)
-SHOWN_URL_CHARS = 60
 
 
 def ingest_folder(src: Path) -> Corpus:
@@ -124,14 +109,15 @@ def ingest_folder(src: Path) -> Corpus:
         raise SourceError(
             f"{src}: no readable article ({reasons}); add .md, .txt, .html or .pdf files"
         )
-    unmatched = match_reading_list(reading_list, sources)
+    settled = settle_reading_list(reading_list, sources)
+    skipped = sorted([*skipped, *settled.skipped], key=lambda s: s.path)
     return Corpus(
         folder=src.as_posix(),
         sources=sources,
-        reading_list=reading_list,
+        reading_list=settled.entries,
         skipped=skipped,
-        warnings=warnings,
-        unmatched=unmatched,
+        warnings=[*warnings, *settled.warnings],
+        unmatched=settled.unmatched,
     )
 
 
@@ -230,53 +216,7 @@ def _unique(items: list[str]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading list
-
-
-def parse_reading_list(text: str) -> list[ReadingListEntry]:
-    """Entries of `reading-list.md`: list items `- [Title](url) — note` (bare `- <url>` too).
-    Other lines (headings, prose) are ignored; a URL listed twice is kept once."""
-    return _parse_reading_list(text)[0]
-
-
-def _parse_reading_list(text: str) -> tuple[list[ReadingListEntry], list[SkippedFile]]:
-    entries: list[ReadingListEntry] = []
-    rejects: list[SkippedFile] = []
-    seen: set[str] = set()
-    for number, line in enumerate(text.lstrip("\ufeff").splitlines(), 1):
-        entry = _reading_list_entry(line)
-        if entry is None:
-            why = _not_a_web_link(line)
-            if why:
-                rejects.append(SkippedFile(path=f"{READING_LIST_NAME}:{number}", reason=why))
-            continue
-        if normalize_url(entry.url) in seen:
-            continue
-        seen.add(normalize_url(entry.url))
-        entries.append(entry)
-    return entries, rejects
-
-
-def _reading_list_entry(line: str) -> ReadingListEntry | None:
-    m = READING_LIST_ITEM.match(line)
-    if m:
-        title, url, note = m.group("title").strip(), m.group("url"), m.group("note").strip()
-        return ReadingListEntry(title=title, url=url, note=note)
-    bare = READING_LIST_BARE.match(line)
-    if not bare:
-        return None
-    url, note = bare.group("url"), bare.group("note").lstrip("—–:：- ").strip()
-    return ReadingListEntry(title=url, url=url, note=note)
-
-
-def _not_a_web_link(line: str) -> str | None:
-    """Why a reading-list item's link is not used, or None when the line is no link item."""
-    m = READING_LIST_OTHER.match(line)
-    if not m:
-        return None
-    url = (m.group("url") if m.group("bare") is None else m.group("bare")).strip()
-    shown = url if len(url) <= SHOWN_URL_CHARS else url[:SHOWN_URL_CHARS] + "…"
-    return f"not an http(s) web address ({shown or 'an empty link'})"
+# Reading list (parsed by `pipeline.ingest.reading_list`)
 
 
 def _read_reading_list(
@@ -291,9 +231,9 @@ def _read_reading_list(
             SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
         )
         return []
-    entries, rejects = _parse_reading_list(text)
-    skipped.extend(rejects)
-    return entries
+    parsed = read_reading_list(text)
+    skipped.extend(parsed.skipped)
+    return parsed.entries
 
 
 # ---------------------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def _precheck(target: LinkTarget, allowed: set[str], now: datetime) -> LinkResul
     return LinkResult(
         url=target.url, where=target.where, claimed_title=target.claimed_title,
         status="not-from-sources", checked_at=now,
-        evidence="Not requested: this URL is in no source (reading list, article URL or article links).",
+        evidence="Not requested: this URL is in no source (the reading list or an article's own URL).",
     )  # fmt: skip
 
 

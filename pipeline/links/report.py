@@ -82,8 +82,9 @@ def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
     for s in corpus.sources:
         if s.url:
             known.setdefault(normalize_url(s.url), s.title)
-    for e in corpus.reading_list:
-        known[normalize_url(e.url)] = e.title
+    listed = [(i, e.url, e) for i, e in enumerate(corpus.reading_list) if e.url]  # cut short: none
+    for _, url, e in listed:
+        known[normalize_url(url)] = e.title
     found: dict[str, tuple[str, str, list[str]]] = {}
 
     def add(url: str, title: str, where: str) -> None:
@@ -96,8 +97,8 @@ def collect_targets(plan: Plan | None, corpus: Corpus) -> list[LinkTarget]:
     if plan is not None:
         for i, stop in enumerate(plan.route):
             add(stop.url, stop.title, f"route[{i}]")
-    for i, e in enumerate(corpus.reading_list):
-        add(e.url, e.title, f"reading-list[{i}]")
+    for i, url, e in listed:
+        add(url, e.title, f"reading-list[{i}]")
     if plan is not None:
         for i, c in enumerate(plan.concepts):
             for cit in c.citations:

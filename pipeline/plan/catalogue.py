@@ -1,170 +1,21 @@
-"""The registry the prompt, the validator and the renderer share, so what the model is told, what
-is checked and what can be drawn cannot drift apart.
-
-Data kept here: which scene kinds can draw each simulator scenario (`DRAWN_BY`, read off
-`pipeline/draw/scenes/*.py`), what every placeholder means and its unit (`REQUEST_MEANINGS`,
-`RUN_MEANINGS`), when a panel may be `generic`, and how many rows the ruler needs. Facts that come
-from running the simulator (each scenario's title, knobs, the value every placeholder takes in its
-preset, the sweep's techniques) are gathered by `pipeline.simulate.catalogue` into a `Catalogue`
-of the dataclasses below; this module runs nothing and imports no stage.
-
-A new scenario is one `DRAWN_BY` entry (and its knobs in `sim.presets.knobs`); a new scene kind
-is one `SCENE_SHOWS` entry plus the scenarios it draws in `DRAWN_BY`; a new placeholder is one
-`*_MEANINGS` entry.
+"""The registry's shapes, shared by the prompt, the validator and the renderer so what the model
+is told, what is checked and what can be drawn cannot drift apart: each field (`pipeline.fields`)
+fills a `Catalogue` with its scene kinds, its scenarios (placeholders, knobs, the scenes that
+draw them), its ruler's techniques and metrics; a page's `Catalogues` are its fields' ones.
+The page-wide limits live here too: when a panel may be `generic`, how many rows the ruler needs.
+This module runs nothing and imports no stage.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import get_args
-
-from pipeline.plan.model import SceneKind
 
 GENERIC = "generic"
 GENERIC_ONE_IN = 3  # at most one panel in three may be generic (P13b)
 MIN_RULER_ROWS = 3  # the ruler needs this many technique rows when the sweep offers them (P8)
 OFFERED_REQUESTS = 5  # request placeholders for the first five requests: what a scene shows
-
-# What each scene kind draws and what it needs of a trace (read off pipeline/draw/scenes).
-SCENE_SHOWS: dict[str, str] = {
-    "timeline": "steps left to right, one lane per request (at most 5 lanes, 14 steps): who "
-    "prefills, decodes, waits or is preempted in each step; one engine's steps",
-    "budget": "one bar per step split into each request's tokens against the token-budget "
-    "line; one engine's steps",
-    "kv_blocks": "the KV cache as a grid of at most 18 blocks at the telling step (first "
-    "preemption, else the fullest), slots held, reserved, cached or freed; a small block pool",
-    "queue": "the waiting line, the scheduler's questions (budget, blocks, slots) with ticks "
-    "and crosses, the batch and the GPU at the first step someone waits",
-    "clock": "one request on a time axis: arrival, time to first token, then the gaps between "
-    "its tokens (focus picks the request, else D)",
-    "roofline": "one decode step's memory read against its arithmetic, from the roofline "
-    "figures only the arithmetic scenario computes",
-    "bars": "one decode step as a time bar with the batch riding on it, and tokens per unit "
-    "of time",
-    "drafts": "speculative decoding: one lane per request, each verify step's draft cells "
-    "accepted, rejected or the bonus token; tokens per step, TPOT and drafts kept",
-    "kv_capacity": "the GPU's memory as one bar (weights, reserved, KV), the KV blocks at byte "
-    "scale and the requests that fit, with the capacity arithmetic; needs a capacity run",
-    "tp_shards": "the GPUs each holding a slice of the weights and a decode step split into "
-    "memory, all-reduce and arithmetic; needs the tensor-parallel figures",
-    "disagg": "a prefill GPU and a decode GPU (or two colocated ones) on one time axis, D's KV "
-    "transfer and B's token gaps; a two-instance run",
-    "slo": "each request's tokens against the TTFT and TPOT targets, meets or misses, "
-    "throughput against goodput; needs a run with SLO targets",
-    "streaming": "what each user sees: a blank screen until the whole answer, or the first "
-    "token and then a trickle; the perceived wait",
-    "sampling": "n answers to one prompt: the prompt's blocks (shared once with prefix caching) "
-    "and each answer's own; needs a parallel-sampling run",
-    "load_curve": "latency (p50, p99) against request rate for two settings, the knee marked; "
-    "needs the load-curve sweep figures",
-    GENERIC: "characters, up to 4 labelled boxes and a speech bubble; no simulation, no numbers",
-}
-
-# Scenario id -> the scene kinds that draw it meaningfully (every pair is rendered by a test).
-# roofline needs the arithmetic scenario's figures; the disaggregated run interleaves two
-# engines' steps, which only the clock (one request's token times) reads correctly; kv_blocks
-# needs a pool small enough to see.
-DRAWN_BY: dict[str, tuple[str, ...]] = {
-    "kv_cache": ("timeline", "budget", "kv_blocks"),
-    "batching": ("timeline", "budget", "queue", "clock"),
-    "kv_alloc": ("kv_blocks", "timeline", "queue"),
-    "preemption": ("kv_blocks", "timeline"),
-    "chunked_prefill": ("budget", "timeline", "clock"),
-    "prefix_cache": ("kv_blocks", "budget", "timeline"),
-    "admission": ("queue", "timeline"),
-    "metrics": ("clock", "timeline"),
-    "arithmetic": ("roofline", "bars"),
-    "spec_decode": ("drafts", "timeline", "budget", "clock"),
-    "fp8_kv": ("kv_capacity", "kv_blocks", "timeline"),
-    "tensor_parallel": ("tp_shards", "bars", "clock", "timeline"),
-    "disaggregation": ("disagg", "clock"),
-    "streaming": ("streaming", "clock", "timeline"),
-    "goodput": ("slo", "clock", "timeline"),
-    "parallel_sampling": ("sampling",),
-    "load_curve": ("load_curve",),
-}
-
-# Units: TIME is the scenario's clock (steps with the unit cost model, else ms), PER its unit.
-TIME, PER = "{time}", "{per}"
-# Per-request placeholders `{X.field}` (X a request id of the trace): meaning, unit.
-REQUEST_MEANINGS: dict[str, tuple[str, str]] = {
-    "arrival": ("when X arrives", TIME),
-    "first_token": ("when X's first output token appears", TIME),
-    "finish": ("when X's last output token appears", TIME),
-    "output_tokens": ("output tokens X writes", "tokens"),
-    "ttft": ("X's time to first token (first token minus arrival)", TIME),
-    "tpot": ("X's time per output token after the first", TIME),
-    "e2el": ("X's end-to-end latency (last token minus arrival)", TIME),
-    "preemptions": ("times X is preempted", "times"),
-    "prefix_hit_tokens": ("prompt tokens X reuses from the prefix cache", "tokens"),
-    "first_step": ("the step X is first scheduled in", "step number"),
-    "wait": ("steps X waits between arriving and first being scheduled", "steps"),
-}
-# Whole-run placeholders `{name}`: meaning, unit.
-RUN_MEANINGS: dict[str, tuple[str, str]] = {
-    "steps": ("engine steps in the run", "steps"),
-    "tokens": ("tokens computed over all steps", "tokens"),
-    "preempted": ("preemptions over the run", "times"),
-    "duration": ("first arrival to last finish", TIME),
-    "throughput": ("output tokens per unit of time", "tokens per " + PER),
-    "min_free_blocks": ("fewest free KV blocks after any step", "blocks"),
-    "batch": ("requests decoding together in one step", "requests"),
-    "decode_step_ms": ("time of one decode step", "ms"),
-    "decode_compute_ms": ("arithmetic part of a decode step", "ms"),
-    "decode_memory_ms": ("memory-read part of a decode step", "ms"),
-    "decode_overhead_ms": ("fixed overhead of a step", "ms"),
-    "decode_tokens_per_s": ("tokens decoded per second", "tokens/s"),
-    "decode_allreduce_ms": ("all-reduce part of a decode step (tensor parallelism)", "ms"),
-    "tp": ("GPUs the model is split over (tensor parallelism)", "GPUs"),
-    "slo_ttft": ("the time-to-first-token target (SLO)", TIME),
-    "slo_tpot": ("the time-per-output-token target (SLO)", TIME),
-    "with_knee": ("request rate where latency turns up (the knee), with the technique",
-                  "requests per " + PER),
-    "without_knee": ("request rate where latency turns up (the knee), without it",
-                     "requests per " + PER),
-    "with_slots": ("sequence slots (max_num_seqs) of the setting with the technique", "slots"),
-    "without_slots": ("sequence slots (max_num_seqs) of the setting without it", "slots"),
-}
-# Indexed run figures (a load sweep's points): pattern -> (meaning, unit); {i} is the index.
-RUN_PATTERNS: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"^rate_(?P<i>\d+)$"), "the load sweep's request rate number {i}",
-     "requests per " + PER),
-    (re.compile(r"^(?P<side>with|without)_p(?P<q>50|99)_(?P<i>\d+)$"),
-     "p{q} time to first token at the sweep's rate number {i}, {side} the technique", TIME),
-)
-UNDOCUMENTED = ("a number of this scenario's run", "")
-
-
-def scene_kinds() -> list[str]:
-    """Every scene kind the plan model accepts, in the model's order."""
-    return list(get_args(SceneKind))
-
-
-def placeholder_meaning(name: str, time_unit: str = "steps") -> tuple[str, str]:
-    """(meaning, unit) of a placeholder name; `time_unit` replaces the "time" unit."""
-    rid, dot, fieldname = name.partition(".")
-    meaning, unit = REQUEST_MEANINGS.get(fieldname, UNDOCUMENTED) if dot else _run_meaning(name)
-    if dot:
-        meaning = meaning.replace("X's", f"{rid}'s").replace("X ", f"{rid} ")
-    per = "step" if time_unit == "steps" else time_unit
-    return meaning, unit.replace(TIME, time_unit).replace(PER, per)
-
-
-def _run_meaning(name: str) -> tuple[str, str]:
-    if name in RUN_MEANINGS:
-        return RUN_MEANINGS[name]
-    for pattern, meaning, unit in RUN_PATTERNS:
-        found = pattern.match(name)
-        if found:
-            return meaning.format(**found.groupdict()), unit
-    return UNDOCUMENTED
-
-
-def documented(name: str) -> bool:
-    rid, dot, fieldname = name.partition(".")
-    return fieldname in REQUEST_MEANINGS if dot else _run_meaning(name) != UNDOCUMENTED
+DEFAULT_FIELD = "serving"  # a concept that names no field (plans written before fields)
 
 
 @dataclass(frozen=True)
@@ -229,10 +80,14 @@ class TechniqueEntry:
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Every scenario and technique a plan may name, with what the validator checks of them."""
+    """One field's scene kinds, scenarios and ruler techniques, with what the validator checks
+    of them."""
 
     scenarios: Mapping[str, ScenarioEntry] = field(default_factory=dict)
     techniques: tuple[TechniqueEntry, ...] = ()
+    ruler_metrics: tuple[str, ...] = ()  # the metric ids the sweep measures every technique on
+    scene_shows: Mapping[str, str] = field(default_factory=dict)  # kind -> what it draws
+    field: str = DEFAULT_FIELD
 
     def scenario(self, sid: str | None) -> ScenarioEntry | None:
         return self.scenarios.get(sid) if sid is not None else None
@@ -251,6 +106,33 @@ class Catalogue:
         return min(MIN_RULER_ROWS, len(self.techniques))
 
 
+@dataclass(frozen=True)
+class Catalogues:
+    """The catalogues of the fields a page may draw with, by field id, in registry order."""
+
+    by_field: Mapping[str, Catalogue] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, catalogue: Catalogue | Catalogues) -> Catalogues:
+        return catalogue if isinstance(catalogue, Catalogues) else cls({catalogue.field: catalogue})
+
+    def get(self, field_id: str | None) -> Catalogue | None:
+        return self.by_field.get(field_id or DEFAULT_FIELD)
+
+    def scene_owner(self, kind: str) -> str | None:
+        """The field whose scene kind `kind` is (None: no chosen field's)."""
+        return next((f for f, c in self.by_field.items() if kind in c.scene_shows), None)
+
+    def scenario_owners(self, sid: str) -> list[str]:
+        return [f for f, c in self.by_field.items() if sid in c.scenarios]
+
+    def technique_ids(self) -> list[str]:
+        return [t for c in self.by_field.values() for t in c.technique_ids()]
+
+    def ruler_minimum(self) -> int:
+        return min(MIN_RULER_ROWS, len(self.technique_ids()))
+
+
 def max_generic(panels: int) -> int:
     """How many of `panels` panels may be generic: one in three."""
     return panels // GENERIC_ONE_IN
@@ -262,61 +144,3 @@ def fmt(value: float | None) -> str:
     return str(int(value)) if value == int(value) else f"{value:g}"
 
 
-def placeholder_entries(
-    values: Mapping[str, Mapping[str, str]],
-    request_order: Sequence[str],
-    time_unit: str,
-) -> tuple[PlaceholderEntry, ...]:
-    """The placeholders a scenario offers from its preset values by variant (`trace_values` of
-    each preset): whole-run ones first, then per request (the first `OFFERED_REQUESTS`) by field."""
-    names = {n for by in values.values() for n in by}
-    shown = list(request_order)[:OFFERED_REQUESTS]
-    run = sorted((n for n in names if "." not in n), key=_run_order)
-    per_request = [
-        f"{rid}.{f}" for f in REQUEST_MEANINGS for rid in shown if f"{rid}.{f}" in names
-    ]
-    undocumented = sorted(
-        n for n in names if "." in n and n.partition(".")[0] in shown and n not in per_request
-    )
-    out = []
-    for name in [*run, *per_request, *undocumented]:
-        meaning, unit = placeholder_meaning(name, time_unit)
-        out.append(
-            PlaceholderEntry(
-                name,
-                meaning,
-                unit,
-                values.get("without", {}).get(name),
-                values.get("with", {}).get(name),
-            )
-        )
-    return tuple(out)
-
-
-def _run_order(name: str) -> tuple[int, str]:
-    order = list(RUN_MEANINGS)
-    return (order.index(name) if name in order else len(order), name)
-
-
-@dataclass(frozen=True)
-class PlaceholderGroup:
-    """Placeholders that share a meaning (one field over the requests), as the prompt lists them."""
-
-    label: str
-    meaning: str
-    unit: str
-    items: tuple[PlaceholderEntry, ...]
-
-
-def grouped_placeholders(entry: ScenarioEntry) -> list[PlaceholderGroup]:
-    """The scenario's placeholders by meaning: each whole-run one alone, each request field
-    once for all requests (`X.ttft` = X's time to first token, then A's, B's, ... values)."""
-    groups: dict[str, list[PlaceholderEntry]] = {}
-    for p in entry.placeholders:
-        _rid, dot, fieldname = p.name.partition(".")
-        groups.setdefault(f"X.{fieldname}" if dot else p.name, []).append(p)
-    out = []
-    for label, items in groups.items():
-        meaning, unit = placeholder_meaning(label, entry.time_unit)
-        out.append(PlaceholderGroup(label, meaning, unit, tuple(items)))
-    return out

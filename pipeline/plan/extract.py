@@ -12,14 +12,14 @@ answer is asked for and read back).
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.errors import LLMError, LLMUsage
 from pipeline.plan.bounds import SpendBounds
-from pipeline.plan.catalogue import Catalogue
+from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
 from pipeline.plan.model import Meta, Panel, Plan
@@ -58,8 +58,9 @@ def extract_plan(
     refresh: bool = False,
     model: str | None = None,
     max_rounds: int = 3,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
+    progress: Sequence[str] = (),
     bounds: SpendBounds | None = None,
     notify: Notify | None = None,
 ) -> ExtractResult:
@@ -84,6 +85,7 @@ def extract_plan(
         max_rounds=max_rounds,
         catalogue=catalogue,
         rules=rules,
+        progress=progress,
         bounds=bounds,
         notify=notify,
     )
@@ -105,8 +107,9 @@ def run_extraction(
     refresh: bool = False,
     max_rounds: int = 3,
     token_budget: int = CORPUS_TOKEN_BUDGET,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
+    progress: Sequence[str] = (),
     bounds: SpendBounds | None = None,
     notify: Notify | None = None,
 ) -> ExtractResult:
@@ -114,7 +117,13 @@ def run_extraction(
     session = Session(client, out_dir / CACHE_DIR_NAME, refresh, bounds, notify)
     if scenarios is None:
         scenarios = (
-            {sid: e.title for sid, e in catalogue.scenarios.items()} if catalogue else {}
+            {
+                sid: e.title
+                for cat in Catalogues.of(catalogue).by_field.values()
+                for sid, e in cat.scenarios.items()
+            }
+            if catalogue
+            else {}
         )
     job = PlanJob(
         session,
@@ -127,6 +136,7 @@ def run_extraction(
         out_dir,
         catalogue=catalogue,
         rules=rules,
+        progress=progress,
     )
     corpus_block = render_prompt(
         "corpus.j2", sources=corpus.sources, reading_list=corpus.reading_list

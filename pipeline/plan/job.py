@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -19,18 +19,7 @@ from pipeline.atomic import write_atomic
 from pipeline.errors import PlanError, PlanRepairFailed, Violation
 from pipeline.jsonlimits import JSONRefused
 from pipeline.jsonlimits import loads as json_loads
-from pipeline.plan.catalogue import (
-    DRAWN_BY,
-    GENERIC_ONE_IN,
-    SCENE_SHOWS,
-    Catalogue,
-    ScenarioEntry,
-    fmt,
-    grouped_placeholders,
-    max_generic,
-    placeholder_entries,
-    scene_kinds,
-)
+from pipeline.plan.catalogue import GENERIC_ONE_IN, Catalogue, Catalogues
 from pipeline.plan.llm import LLMReply, LLMRequest
 from pipeline.plan.model import (
     MAX_BODY_SENTENCES,
@@ -72,32 +61,21 @@ class _LenientPlan(Plan):
 def fallback_catalogue(
     scenarios: Mapping[str, str], values_for: Callable[[Panel], Mapping[str, str]] | None
 ) -> Catalogue:
-    """A catalogue from scenario descriptions alone (callers without the simulator's): the
-    registry's scenes, and the placeholders `values_for` fills for each variant."""
-    entries = {}
-    for sid in sorted(scenarios):
-        values: dict[str, Mapping[str, str]] = {}
-        for variant in ("without", "with"):
-            if values_for is not None:
-                probe = Panel(caption="-", scene="timeline", scenario=sid, variant=variant)
-                values[variant] = values_for(probe)
-        order = sorted({n.partition(".")[0] for by in values.values() for n in by if "." in n})
-        entries[sid] = ScenarioEntry(
-            sid,
-            scenarios[sid],
-            "",
-            DRAWN_BY.get(sid, ()),
-            "steps",
-            placeholder_entries(values, order, "steps"),
-        )
-    return Catalogue(entries)
+    """A serving catalogue from scenario descriptions alone (callers without the simulator's)."""
+    from pipeline import fields
+
+    return fields.fallback_catalogue(scenarios, values_for)
 
 
-def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue: Catalogue) -> str:
-    """The plan's system prompt: every rule the validator checks, the registry's scenarios,
-    scenes, placeholders, knobs and techniques included."""
+def render_system(
+    tool_name: str | None, lang: str, stuck: list[str], catalogue: Catalogue | Catalogues
+) -> str:
+    """The plan's system prompt: every rule the validator checks, and a section per field the
+    page may draw with (its cast, scenes, scenarios, placeholders, knobs and techniques)."""
+    from pipeline import fields
     from pipeline.draw.fit import text_budgets
 
+    chosen = Catalogues.of(catalogue)
     return render_prompt(
         "plan_system.j2",
         tool_name=tool_name,
@@ -107,32 +85,38 @@ def render_system(tool_name: str | None, lang: str, stuck: list[str], catalogue:
         max_concepts=MAX_CONCEPTS,
         caption_limit=MAX_CAPTION.get(lang, MAX_CAPTION["en"]),
         max_body_sentences=MAX_BODY_SENTENCES,
-        scene_kinds=scene_kinds(),
-        scene_shows=SCENE_SHOWS,
-        scenarios=list(catalogue.scenarios.values()),
-        grouped=grouped_placeholders,
-        fmt=fmt,
-        techniques=catalogue.techniques,
-        ruler_min=catalogue.ruler_minimum(),
+        field_sections=[
+            fields.field(fid).prompt_section(lang, cat) for fid, cat in chosen.by_field.items()
+        ],
+        generic_shows=fields.GENERIC_SCENE.shows,
+        ruler_min=chosen.ruler_minimum(),
         generic_one_in=GENERIC_ONE_IN,
-        max_generic=max_generic(2 * MIN_CONCEPTS),
+        generic_examples=(MIN_CONCEPTS, 10, 12, MAX_CONCEPTS),
         budgets=text_budgets(lang),
         min_route=MIN_ROUTE,
         max_route=MAX_ROUTE,
     )
 
 
-def render_task(tool_name: str | None, lang: str, stuck: list[str]) -> str:
-    return render_prompt("plan_task.j2", tool_name=tool_name, lang=lang, stuck=stuck, title=None)
+def render_task(
+    tool_name: str | None, lang: str, stuck: list[str], progress: Sequence[str] = ()
+) -> str:
+    """The task message; `progress` are the concept ids page.toml marks (they must exist)."""
+    return render_prompt(
+        "plan_task.j2", tool_name=tool_name, lang=lang, stuck=stuck, progress=list(progress),
+        title=None,
+    )
 
 
-def prompt_hash(lang: str, stuck: list[str], catalogue: Catalogue) -> str:
+def prompt_hash(
+    lang: str, stuck: list[str], catalogue: Catalogue | Catalogues, progress: Sequence[str] = ()
+) -> str:
     """What a plan was extracted with, besides the sources: the system prompt and task (as for
     structured outputs) and the plan's schema. An extracted plan is reused while it is unchanged."""
     text = "\n".join(
         [
             render_system(None, lang, stuck, catalogue),
-            render_task(None, lang, stuck),
+            render_task(None, lang, stuck, progress),
             json.dumps(plan_tool_schema(), sort_keys=True),
         ]
     )
@@ -152,8 +136,9 @@ class PlanJob:
     values_for: Callable[[Panel], Mapping[str, str]] | None
     max_rounds: int
     out_dir: Path
-    catalogue: Catalogue | None = None
+    catalogue: Catalogue | Catalogues | None = None
     rules: PlanRules | None = None  # every page rule (default: plan_violations)
+    progress: Sequence[str] = ()  # concept ids page.toml's [progress] names
 
     def __post_init__(self) -> None:
         self.answer = plan_answer()
@@ -177,7 +162,7 @@ class PlanJob:
         return self._systems[tool_name]
 
     def prompt_hash(self) -> str:
-        return prompt_hash(self.lang, self.stuck, self.prompt_catalogue)
+        return prompt_hash(self.lang, self.stuck, self.prompt_catalogue, self.progress)
 
     def _limit(self) -> int:
         return MAX_CAPTION.get(self.lang, MAX_CAPTION["en"])
@@ -194,7 +179,7 @@ class PlanJob:
         )
 
     def _first_message(self, corpus_block: str) -> dict[str, Any]:
-        task = render_task(self._tool_name(), self.lang, self.stuck)
+        task = render_task(self._tool_name(), self.lang, self.stuck, self.progress)
         # The corpus is one block with a cache marker: repair rounds re-read it from the cache.
         return {
             "role": "user",

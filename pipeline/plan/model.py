@@ -35,12 +35,12 @@ MIN_ROUTE, MAX_ROUTE = 3, 4
 Lang = Literal["zh", "en"]
 Variant = Literal["without", "with"]
 Progress = Literal["learned", "review", "next"]
-SceneKind = Literal[
-    "timeline", "kv_blocks", "budget", "queue", "clock", "roofline", "bars", "generic",
-    "drafts", "kv_capacity", "tp_shards", "disagg",
-    "slo", "streaming", "sampling", "load_curve",
-]
-MetricId = Literal["throughput", "ttft", "itl", "tpot", "e2el"]
+# Scene kinds, fields and metric ids are names from the field registry (`pipeline.fields`): the
+# plan model knows their shape, the validator checks them against the registry (and the prompt's
+# schema lists the chosen fields' names), so a new field needs no change here.
+NAME = r"^[a-z][a-z0-9_]*$"
+SceneKind = str
+MetricId = str
 
 
 class _Model(BaseModel):
@@ -85,6 +85,57 @@ class Citation(_Model):
     quote: str = Field(min_length=4, max_length=400)
 
 
+class Quantity(_Model):
+    """One number of a worked example (the general field, FIELDS.md): `quoted` (its `value`
+    stands in `quote`, a passage of `source`), `illustrative` (small and round; the panel says
+    示意值) or `derived` (its `formula` over the example's other quantities, which tujie
+    evaluates itself: + - * / ^, min, max, parentheses)."""
+
+    name: str = Field(pattern=NAME, max_length=32, description="used in formulas and {name}")
+    label: str = Field(min_length=1, max_length=24, description="the words a picture shows")
+    unit: str = Field(default="", max_length=12)
+    kind: Literal["quoted", "illustrative", "derived"]
+    value: float = Field(default=0, description="the number (quoted or illustrative)")
+    formula: str = Field(default="", max_length=200, description="how a derived one is computed")
+    source: str = Field(default="", description="a quoted one's source id")
+    quote: str = Field(default="", max_length=400, description="the passage holding the number")
+
+    @field_serializer("value")
+    def _whole_value(self, value: float) -> float | int:
+        return int(value) if value == int(value) else value
+
+
+class WorkedExample(_Model):
+    """A small worked example a general-field panel draws (FIELDS.md): its quantities, given
+    and derived; a caption's `{name}` is one of them, computed by tujie."""
+
+    id: str = Field(pattern=NAME, max_length=40)
+    title: str = Field(min_length=1, max_length=60)
+    quantities: list[Quantity] = Field(min_length=1, max_length=24)
+
+    def quantity(self, name: str) -> Quantity | None:
+        return next((q for q in self.quantities if q.name == name), None)
+
+
+class ShowRole(_Model):
+    """Which of the example's quantities play one role of a general scene (e.g. `capacity`,
+    `parts`, a `lane`): the scene's roles are listed with the scene."""
+
+    role: str = Field(pattern=NAME, max_length=24)
+    quantities: list[str] = Field(min_length=1, max_length=8)
+
+
+class Effect(_Model):
+    """What a technique does to one ruler metric, as a source says (a field without an engine:
+    the direction with its citation; `amount` only as the quote writes it)."""
+
+    metric: str = Field(pattern=NAME, description="a ruler metric id")
+    change: Literal["up", "down", "none"]
+    source: str = Field(min_length=1, description="a source id")
+    quote: str = Field(min_length=4, max_length=400, description="the passage that says so")
+    amount: str = Field(default="", max_length=24, description="the size, copied from the quote")
+
+
 class Knob(_Model):
     """One knob of the panel's scenario set to the article's own number (the scenario declares
     its knobs and their ranges: `sim.presets.knobs`), e.g. D's prompt length."""
@@ -102,7 +153,7 @@ class Panel(_Model):
     any, set to the article's numbers)."""
 
     caption: str = Field(min_length=1)
-    scene: SceneKind
+    scene: SceneKind = Field(pattern=NAME, max_length=32, description="a scene kind")
     scenario: str | None = Field(default=None, description="a sim scenario id, e.g. 'batching'")
     variant: Variant | None = None
     focus: list[str] = Field(default_factory=list, description="cast ids to highlight")
@@ -110,6 +161,11 @@ class Panel(_Model):
     labels: list[str] = Field(default_factory=list, max_length=4, description="generic boxes")
     knobs: list[Knob] = Field(
         default_factory=list, max_length=4, description="the scenario's knobs set (optional)"
+    )
+    example: str = Field(default="", description="a worked example id (general-field scenes)")
+    show: list[ShowRole] = Field(
+        default_factory=list, max_length=8,
+        description="which of the example's quantities the scene draws, by the scene's roles",
     )
 
     def knob_values(self) -> dict[str, float]:
@@ -120,6 +176,10 @@ class Concept(_Model):
     """One card: the concept, the trouble it fixes, how, and what it costs (P6, P7)."""
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    field: str = Field(
+        default="", pattern=r"^([a-z][a-z0-9_]*)?$",
+        description="the id of the field it belongs to (empty: serving)",
+    )
     name: str = Field(min_length=1, max_length=20)
     name_en: str = Field(min_length=1, max_length=48)
     solves_problem_of: str | None = Field(
@@ -137,12 +197,15 @@ class Concept(_Model):
     citations: list[Citation] = Field(default_factory=list)
     progress: Progress | None = None
     technique: str | None = Field(default=None, description="sim sweep technique id (ruler)")
+    effects: list[Effect] = Field(
+        default_factory=list, description="cited effects on the ruler's metrics (general field)"
+    )
 
 
 class RulerMetric(_Model):
     """One metric of the ruler (P8)."""
 
-    id: MetricId
+    id: MetricId = Field(pattern=NAME, max_length=32)
     name: str = Field(min_length=1, max_length=24)
     better: Literal["higher", "lower"]
     definition: str = Field(min_length=1, max_length=120)
@@ -195,10 +258,16 @@ class Plan(_Model):
     ruler: Ruler
     walkthrough: Walkthrough
     route: list[RouteStop] = Field(min_length=MIN_ROUTE, max_length=MAX_ROUTE)
+    examples: list[WorkedExample] = Field(
+        default_factory=list, description="worked examples the general field's panels draw"
+    )
     meta: Meta
 
     def concept(self, concept_id: str) -> Concept | None:
         return next((c for c in self.concepts if c.id == concept_id), None)
+
+    def example(self, example_id: str) -> WorkedExample | None:
+        return next((e for e in self.examples if e.id == example_id), None)
 
     def panels(self) -> Iterable[tuple[str, Concept, Panel]]:
         """(JSON path, concept, panel) for every comic panel, in page order."""

@@ -12,10 +12,19 @@ from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus, normalize_text
 from pipeline.errors import PlanError, Violation
-from pipeline.plan.catalogue import GENERIC, GENERIC_ONE_IN, Catalogue, fmt, max_generic
+from pipeline.plan.catalogue import (
+    DEFAULT_FIELD,
+    GENERIC,
+    GENERIC_ONE_IN,
+    Catalogue,
+    Catalogues,
+    fmt,
+    max_generic,
+)
 from pipeline.plan.model import MAX_BODY_SENTENCES, MAX_CAPTION, Panel, Plan
 from pipeline.plan.placeholders import PLACEHOLDER, fill_placeholders, placeholders
 
+MIN_CITED_ROWS = 2  # a ruler of cited rows (no sweep on the page) compares at least two
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 SENTENCE_END = re.compile(r"[。！？!?]+|\.(?=\s|$)")
 
@@ -36,9 +45,18 @@ def count_sentences(text: str) -> int:
     return len(parts)
 
 
+# Digits inside a name are part of the name (FP8, BF16, H100, Llama-3-8B, GPT-4, P99, V1; 1F1B):
+# a word that starts with a Latin letter, or that mixes digits and letters at least twice.
+NAME_WITH_DIGITS = re.compile(
+    r"(?<![A-Za-z0-9])(?:[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
+    r"|\d+[A-Za-z]+\d+[A-Za-z0-9]*)(?![A-Za-z0-9])"
+)
+
+
 def numbers_in(text: str) -> list[str]:
-    """Literal numbers of a text, ignoring placeholders (those are bound to the simulator)."""
-    return NUMBER.findall(PLACEHOLDER.sub("", text))
+    """Literal numbers of a text, ignoring placeholders (those are bound to the simulator) and
+    the digits of names (`NAME_WITH_DIGITS`)."""
+    return NUMBER.findall(NAME_WITH_DIGITS.sub(" ", PLACEHOLDER.sub(" ", text)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -53,7 +71,7 @@ def plan_violations(
     *,
     values_for: ValuesFor | None = None,
     scenario_ids: set[str] | None = None,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
 ) -> list[Violation]:
     """Every page rule the plan breaks. `corpus` enables the source checks (quotes, URLs,
     numbers); `values_for(panel)` fills caption placeholders so H1 is checked after filling;
@@ -61,16 +79,15 @@ def plan_violations(
     `catalogue` (`pipeline.plan.catalogue`) enables what it knows: which scene draws which
     scenario, the placeholders and knobs each scenario offers, the generic-panel limit, the
     sweep's techniques and the ruler's minimum rows."""
-    if scenario_ids is None and catalogue is not None:
-        scenario_ids = set(catalogue.scenarios)
     out: list[Violation] = []
     out += _id_rules(plan)
     out += _chain_rules(plan)
     out += _panel_rules(plan, values_for, scenario_ids)
     out += _prose_rules(plan)
+    out += _placeholder_rules(plan)
     out += _glossary_rules(plan)
     if catalogue is not None:
-        out += _catalogue_rules(plan, catalogue)
+        out += _catalogue_rules(plan, Catalogues.of(catalogue))
     if corpus is not None:
         out += _source_rules(plan, corpus)
     return out
@@ -83,7 +100,7 @@ def check_plan(
     file: str | Path | None = None,
     values_for: ValuesFor | None = None,
     scenario_ids: set[str] | None = None,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
 ) -> Plan:
     """Raise `PlanError` with every violation, or return the plan unchanged."""
     found = plan_violations(
@@ -146,14 +163,15 @@ def _panel_rules(
     limit = MAX_CAPTION[plan.lang]
     cast_ids = {m.id for m in plan.cast}
     for path, _concept, panel in plan.panels():
-        values = values_for(panel) if values_for and panel.scenario else {}
+        values = values_for(panel) if values_for and (panel.scenario or panel.example) else {}
         for field, text in [("caption", panel.caption), ("bubble", panel.bubble or "")]:
             if not text:
                 continue
             for name in placeholders(text):
-                if panel.scenario is None:
+                if panel.scenario is None and not panel.example:
                     out.append(
-                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario")
+                        Violation(f"{path}.{field}", f"placeholder {{{name}}} needs a scenario "
+                                  "(or a worked example)")
                     )
                 elif values_for is not None and name not in values:
                     out.append(Violation(f"{path}.{field}", f"unknown placeholder {{{name}}}"))
@@ -175,8 +193,9 @@ def _panel_rules(
         for j, label in enumerate(panel.labels):
             if caption_length(label, plan.lang) > limit:
                 out.append(Violation(f"{path}.labels[{j}]", f"longer than {limit} characters"))
-        if panel.scene != "generic" and panel.scenario is None:
-            out.append(Violation(f"{path}.scenario", f"a '{panel.scene}' scene needs a scenario"))
+        if panel.scene != "generic" and panel.scenario is None and not panel.example:
+            out.append(Violation(f"{path}.scenario", f"a '{panel.scene}' scene needs a scenario "
+                                 "(a worked example for a general scene)"))
         if panel.scenario is not None:
             if scenario_ids is not None and panel.scenario not in scenario_ids:
                 out.append(Violation(f"{path}.scenario", f"unknown scenario '{panel.scenario}'"))
@@ -188,16 +207,23 @@ def _panel_rules(
     return out
 
 
-def _catalogue_rules(plan: Plan, catalogue: Catalogue) -> list[Violation]:
-    """What the registry says: scene x scenario pairs, offered placeholders and knobs, the
-    generic-panel limit, technique ids and the ruler's rows."""
+def _catalogue_rules(plan: Plan, catalogues: Catalogues) -> list[Violation]:
+    """What the registry says: each concept's field, scene x scenario pairs of that field,
+    offered placeholders and knobs, the generic-panel limit, technique ids and the ruler's rows."""
     out: list[Violation] = []
     generic: list[str] = []
     panels = list(plan.panels())
-    for path, _concept, panel in panels:
+    for i, concept in enumerate(plan.concepts):
+        if catalogues.get(concept.field) is None:
+            known = ", ".join(catalogues.by_field)
+            out.append(Violation(f"concepts[{i}].field", f"unknown field '{concept.field}' "
+                                 f"(known: {known})"))
+    for path, concept, panel in panels:
         if panel.scene == GENERIC:
             generic.append(path)
-        out += _scenario_fit(path, panel, catalogue)
+        own = catalogues.get(concept.field)
+        if own is not None:
+            out += _field_fit(path, concept.field or DEFAULT_FIELD, panel, own, catalogues)
     allowed = max_generic(len(panels))
     for path in generic[allowed:]:
         out.append(
@@ -207,39 +233,98 @@ def _catalogue_rules(plan: Plan, catalogue: Catalogue) -> list[Violation]:
                 f"in {GENERIC_ONE_IN}) may be: draw this one from a scenario",
             )
         )
-    out += _card_knobs(plan, catalogue)
-    known = catalogue.technique_ids()
+    out += _card_knobs(plan, catalogues)
+    out += _ruler_rules(plan, catalogues)
+    return out
+
+
+def _field_fit(
+    path: str, field_id: str, panel: Panel, own: Catalogue, catalogues: Catalogues
+) -> list[Violation]:
+    """A panel of a concept of `field_id`: its scene is that field's (or generic) and its
+    scenario is that field's; then the scenario's own rules (`_scenario_fit`)."""
+    out: list[Violation] = []
+    if panel.scene != GENERIC and panel.scene not in own.scene_shows:
+        owner = catalogues.scene_owner(panel.scene)
+        why = (
+            f"the '{panel.scene}' scene is the {owner} field's, and this concept is a "
+            f"{field_id} concept (its `field`)"
+            if owner is not None
+            else f"unknown scene kind '{panel.scene}'"
+        )
+        out.append(Violation(f"{path}.scene", f"{why}: the {field_id} field draws with "
+                             f"{', '.join([*own.scene_shows, GENERIC])}"))
+    if panel.scenario is not None and own.scenario(panel.scenario) is None:
+        others = [f for f in catalogues.scenario_owners(panel.scenario) if f != field_id]
+        if others:
+            out.append(Violation(f"{path}.scenario", (
+                f"scenario '{panel.scenario}' is the {others[0]} field's, and this concept is a "
+                f"{field_id} concept: a scenario of one field is never drawn for another's "
+                "(name the concept's `field`, or use a scenario of its own field)")))
+        else:
+            out.append(Violation(f"{path}.scenario", f"unknown scenario '{panel.scenario}' "
+                                 f"(the {field_id} field's: {', '.join(own.scenarios)})"))
+        return out
+    return out + _scenario_fit(path, panel, own)
+
+
+def _ruler_rules(plan: Plan, catalogues: Catalogues) -> list[Violation]:
+    """Ruler rows: each technique is its concept's field's, each metric is measured by the
+    sweep of every row's field, and there are enough rows."""
+    out: list[Violation] = []
     rows = 0
+    row_fields: set[str] = set()
     for i, c in enumerate(plan.concepts):
         if c.technique is None:
             continue
+        own = catalogues.get(c.field)
+        known = own.technique_ids() if own is not None else []
         if c.technique in known:
             rows += 1
-        else:
-            out.append(
-                Violation(
-                    f"concepts[{i}].technique",
-                    f"unknown technique '{c.technique}' (known: {', '.join(known)})",
+            row_fields.add(c.field or DEFAULT_FIELD)
+            continue
+        others = [f for f, cat in catalogues.by_field.items() if c.technique in
+                  cat.technique_ids()]
+        why = (f"technique '{c.technique}' is the {others[0]} field's sweep's, and this is a "
+               f"{c.field or DEFAULT_FIELD} concept" if others
+               else f"unknown technique '{c.technique}'")
+        out.append(Violation(f"concepts[{i}].technique", f"{why} (known: {', '.join(known)})"))
+    for fid in sorted(row_fields):
+        measured = catalogues.by_field[fid].ruler_metrics
+        for j, metric in enumerate(plan.ruler.metrics):
+            if measured and metric.id not in measured:
+                out.append(
+                    Violation(
+                        f"ruler.metrics[{j}].id",
+                        f"the {fid} sweep does not measure '{metric.id}' (it measures "
+                        f"{', '.join(measured)})",
+                    )
                 )
-            )
-    need = catalogue.ruler_minimum()
+    rows += sum(1 for c in plan.concepts if c.effects and not c.technique)
+    # The techniques the page's own fields measure; a page of fields without an engine states
+    # its rows' effects with citations instead (`effects`), and needs two of them.
+    used = {c.field or DEFAULT_FIELD for c in plan.concepts}
+    page = Catalogues({f: c for f, c in catalogues.by_field.items() if f in used})
+    need = page.ruler_minimum() or MIN_CITED_ROWS
     if rows < need:
+        offered = ", ".join(page.technique_ids()) or "or give `effects` with their citations"
         out.append(
             Violation(
                 "ruler",
                 f"{rows} technique row(s), at least {need} needed: set `technique` on {need} "
-                f"concepts that stand for a sweep technique ({', '.join(known)})",
+                f"concepts that stand for a sweep technique ({offered})",
             )
         )
     return out
 
 
-def _card_knobs(plan: Plan, catalogue: Catalogue) -> list[Violation]:
+def _card_knobs(plan: Plan, catalogues: Catalogues) -> list[Violation]:
     """The two panels of a card that draw one scenario compare like with like: a knob that
     changes both variants has the same value on both panels (unset = the preset's)."""
     out = []
     for i, c in enumerate(plan.concepts):
-        entry = catalogue.scenario(c.fix.scenario)
+        own = catalogues.get(c.field)
+        entry = own.scenario(c.fix.scenario) if own is not None else None
         if entry is None or c.trouble.scenario != c.fix.scenario:
             continue
         trouble, fix = c.trouble.knob_values(), c.fix.knob_values()
@@ -315,6 +400,39 @@ def _scenario_fit(path: str, panel: Panel, catalogue: Catalogue) -> list[Violati
                 )
             )
     return out
+
+
+# Only a panel's caption (and a bubble) is filled from its run; everything else is printed as
+# written, so a placeholder there would reach the reader raw. Quotes are the sources' own text.
+FILLED_FIELDS = frozenset({"caption", "bubble"})
+AS_WRITTEN_SKIP = frozenset({"citations", "meta"})
+
+
+def _placeholder_rules(plan: Plan) -> list[Violation]:
+    """A `{name}` in any field the page prints that no scenario fills (takeaway, body, costs,
+    glossary, route, ruler, labels, ...) is refused with its path."""
+    out: list[Violation] = []
+    stack: list[tuple[str, str, object]] = [("", "", plan.model_dump(mode="json"))]
+    while stack:
+        where, key, value = stack.pop()
+        if isinstance(value, dict):
+            in_panel = where.endswith((".trouble", ".fix"))
+            for k, v in value.items():
+                if k in AS_WRITTEN_SKIP or (in_panel and k in FILLED_FIELDS):
+                    continue  # quotes are the sources' text; panel captions are checked above
+                stack.append((f"{where}.{k}" if where else k, k, v))
+        elif isinstance(value, list):
+            stack += [(f"{where}[{i}]", key, v) for i, v in enumerate(value)]
+        elif isinstance(value, str):
+            for name in placeholders(value):
+                out.append(
+                    Violation(
+                        where,
+                        f"placeholder {{{name}}} in a field no scenario fills (only panel "
+                        "captions get the simulator's numbers): say it in words here",
+                    )
+                )
+    return sorted(out, key=lambda v: v.path)
 
 
 def _prose_rules(plan: Plan) -> list[Violation]:

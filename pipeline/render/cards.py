@@ -91,13 +91,14 @@ def card_view(
     prev_problem = notes.prose(prev.problem_left) if prev is not None else None
     svgs = {
         side: page_draw.panel_svg(
+            plan,
             concept,
             side,
             panel,
-            sim.panel_trace(panel),
-            sim.values(panel),
+            sim,
             lang=lang,
             overrides=overrides,
+            path=f"concepts[{i}].{side}",
         )
         for side, panel in (("trouble", concept.trouble), ("fix", concept.fix))
     }

@@ -12,17 +12,9 @@ from typing import Any, Literal, cast
 
 from markupsafe import Markup, escape
 
-from pipeline.artifacts.sim import SweepView
-from pipeline.artifacts.trace import TraceView
-from pipeline.draw import (
-    draw_main_thread,
-    draw_panel,
-    draw_ruler,
-    draw_stamp,
-    draw_step_strip,
-    draw_symbol_defs,
-    draw_tick,
-)
+from pipeline import fields
+from pipeline.artifacts.sim import SimResults, SweepView
+from pipeline.draw import draw_main_thread, draw_ruler, draw_stamp, draw_symbol_defs, draw_tick
 from pipeline.plan.model import Concept, Panel, Plan, Progress
 
 Side = Literal["trouble", "fix"]
@@ -31,25 +23,22 @@ STAMP_VIEWBOX = (120, 80)
 
 
 def panel_svg(
+    plan: Plan,
     concept: Concept,
     side: str,
     panel: Panel,
-    trace: TraceView | None,
-    values: Mapping[str, str],
+    sim: SimResults,
     *,
     lang: str,
     overrides: Mapping[str, Mapping[str, Any]] | None,
+    path: str | None = None,
 ) -> Markup:
-    svg = draw_panel(
-        concept,
-        cast(Side, side),  # the page passes "trouble" or "fix"
-        panel,
-        trace,
-        values,
-        lang=lang,
-        overrides=overrides or {},
+    """One comic panel, drawn by its concept's field (`pipeline.fields`) from its run."""
+    return Markup(
+        fields.draw_panel_of(
+            plan, concept, side, panel, sim, lang=lang, overrides=overrides, path=path
+        )
     )
-    return Markup(svg)
 
 
 def _both(wide: str, narrow: str) -> Markup:
@@ -89,14 +78,10 @@ def ruler_svg(plan: Plan, sweep: SweepView | None, *, lang: str) -> Markup:
     return _both(wide, draw_ruler(plan, measured, lang=lang, narrow=True))
 
 
-def step_strip_svg(trace: TraceView, step_index: int, *, lang: str, focus: list[str]) -> Markup:
-    return Markup(draw_step_strip(trace, step_index, lang=lang, focus=focus))
-
-
-def symbol_defs(*, lang: str) -> Markup:
-    """The drawings' shared definitions (wobble filters, the cast as `<use>` targets), inserted
-    once at the top of the body."""
-    return Markup(draw_symbol_defs(lang))
+def symbol_defs(plan: Plan, *, lang: str) -> Markup:
+    """The drawings' shared definitions (wobble filters, the cast as `<use>` targets, the
+    plan's fields' shared art), inserted once at the top of the body."""
+    return Markup(draw_symbol_defs(lang, fields.symbols(fields.page_fields(plan))))
 
 
 def stamp_svg(state: str, *, lang: str, seed_id: str) -> Markup:

@@ -18,14 +18,15 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup, escape
 
+from pipeline import fields
 from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
-from pipeline.artifacts.trace import TraceView
 from pipeline.config import PageConfig
+from pipeline.fields import CompareRow
 from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.paths import templates_dir
-from pipeline.plan.model import Concept, Panel, Plan
+from pipeline.plan.model import Concept, Plan
 from pipeline.render import diagrams as page_draw
 from pipeline.render.cards import card_view, stamp_faces
 from pipeline.render.csp import csp_policy, minify_css, minify_js
@@ -39,13 +40,11 @@ from pipeline.render.route import (
 )
 from pipeline.render.source_list import source_views
 from pipeline.render.strings import PROGRESS_STATES, ui
-from pipeline.render.walkthrough import CompareRow, comparison_rows, step_sentences
 from pipeline.templating import html_environment
 
 PAGE_TEMPLATE = "page.html.j2"
 STYLE_FILE = "page.css"
 SCRIPT_FILE = "page.js"
-DEFAULT_NEWCOMER = "D"
 PAGE_ID_DIGITS = 10
 
 
@@ -59,57 +58,30 @@ class WalkView:
 
 
 def _walk_concept(plan: Plan, config: PageConfig, sim: SimResults) -> Concept:
-    """The stuck concept from page.toml when it is on the page and simulated, else the plan's."""
+    """The stuck concept from page.toml when it is on the page and its field can tell it step
+    by step, else the plan's."""
     for wanted in config.stuck[:1]:
         concept = plan.concept(wanted)
-        if concept is not None and _walk_panel(concept, sim) is not None:
+        if concept is not None and fields.walkthrough(plan, concept, sim, plan.lang) is not None:
             return concept
     concept = plan.concept(plan.walkthrough.concept)
     return concept if concept is not None else plan.concepts[-1]
 
 
-def _walk_panel(concept: Concept, sim: SimResults) -> Panel | None:
-    """The panel whose scenario (with its knobs) the walkthrough reads: the fix first."""
-    for panel in (concept.fix, concept.trouble):
-        if panel.scenario and sim.trace(panel.scenario, "with", panel.knob_values()) is not None:
-            return panel
-    return None
-
-
-def _newcomer(plan: Plan) -> str:
-    return next((m.id for m in plan.cast if m.state == "new"), DEFAULT_NEWCOMER)
-
-
 def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotator) -> WalkView:
-    lang = plan.lang
     concept = _walk_concept(plan, config, sim)
     intro = notes.prose(plan.walkthrough.intro)
-    panel = _walk_panel(concept, sim)
-    rows: list[tuple[int, str, Markup]] = []
-    table: list[CompareRow] = []
-    if panel is not None and panel.scenario is not None:
-        scenario, knobs = panel.scenario, panel.knob_values()
-        with_trace = sim.trace(scenario, "with", knobs) or TraceView()
-        focus = [_newcomer(plan)]
-        for row in step_sentences(with_trace, lang):
-            strip = page_draw.step_strip_svg(with_trace, row.index, lang=lang, focus=focus)
-            rows.append((row.index, row.sentence, strip))
-        table = walkthrough_table(plan, config, sim)
+    told = fields.walkthrough(plan, concept, sim, plan.lang)
+    steps, table = told if told is not None else ([], [])
+    rows = [(step.index, step.sentence, Markup(step.strip)) for step in steps]
     return WalkView(concept.id, concept.name, intro, rows, table)
 
 
 def walkthrough_table(plan: Plan, config: PageConfig, sim: SimResults) -> list[CompareRow]:
-    """The walkthrough's without/with table (empty when its scenario has no `without` run), from
+    """The walkthrough's without/with table (empty when its concept has no pair of runs), from
     the same knobbed runs the walkthrough draws; the review diffs its numbers too."""
-    panel = _walk_panel(_walk_concept(plan, config, sim), sim)
-    if panel is None or panel.scenario is None:
-        return []
-    knobs = panel.knob_values()
-    with_trace = sim.trace(panel.scenario, "with", knobs) or TraceView()
-    without_trace = sim.trace(panel.scenario, "without", knobs)
-    if without_trace is None:
-        return []
-    return comparison_rows(without_trace, with_trace, _newcomer(plan), plan.lang)
+    told = fields.walkthrough(plan, _walk_concept(plan, config, sim), sim, plan.lang)
+    return told[1] if told is not None else []
 
 
 def _page_id(plan: Plan, config: PageConfig) -> str:
@@ -162,7 +134,7 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
         "thread_svg": page_draw.main_thread_svg(plan, lang=lang),
         "cast_members": cast_members,
         "cast_key": cast_key,
-        "symbol_defs": page_draw.symbol_defs(lang=lang),
+        "symbol_defs": page_draw.symbol_defs(plan, lang=lang),
     }
 
 

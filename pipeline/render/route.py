@@ -52,7 +52,7 @@ def _matching_source(corpus: Corpus, url: str) -> Source | None:
     matter names the URL is a note ABOUT the page: its length says nothing of the page's."""
     key = normalize_url(url)
     for entry in corpus.reading_list:
-        if entry.matched_source and normalize_url(entry.url) == key:
+        if entry.matched_source and entry.url and normalize_url(entry.url) == key:
             return corpus.source(entry.matched_source)
     return next(
         (
@@ -78,7 +78,7 @@ def reading_minutes(url: str, corpus: Corpus, links: LinkReport | None) -> int |
         if source.words > 0:
             return max(1, math.ceil(source.words / ENGLISH_WORDS_PER_MINUTE))
     key = normalize_url(url)
-    entry = next((e for e in corpus.reading_list if normalize_url(e.url) == key), None)
+    entry = next((e for e in corpus.reading_list if e.url and normalize_url(e.url) == key), None)
     if entry is not None and entry.words:
         return max(1, math.ceil(entry.words / ENGLISH_WORDS_PER_MINUTE))
     return None

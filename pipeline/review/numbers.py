@@ -8,36 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pipeline import fields
 from pipeline.artifacts.review import NumberChange, ShownNumber
-from pipeline.artifacts.sim import SimResults, trace_values
+from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
 from pipeline.plan.model import Plan
 from pipeline.render.page import walkthrough_table
-from pipeline.render.walkthrough import time_unit
-
-REQUEST_LABELS = {
-    "arrival": "arrival",
-    "first_token": "first token at",
-    "finish": "finish",
-    "output_tokens": "output tokens",
-    "ttft": "TTFT",
-    "tpot": "TPOT",
-    "e2el": "end-to-end latency",
-    "preemptions": "preemptions",
-    "prefix_hit_tokens": "prefix-cache hit tokens",
-    "first_step": "first step",
-    "wait": "steps waited",
-}
-RUN_LABELS = {
-    "steps": "steps",
-    "tokens": "tokens computed",
-    "preempted": "preemptions",
-    "duration": "duration",
-    "throughput": "output throughput",
-    "min_free_blocks": "fewest free KV blocks",
-}
-TIMED = frozenset({"arrival", "first_token", "finish", "ttft", "tpot", "e2el", "duration"})
-UNIT_WORDS = {"step": "steps", "ms": "ms", "s": "s"}
 
 
 def page_numbers(
@@ -45,26 +21,20 @@ def page_numbers(
 ) -> list[ShownNumber]:
     """Every simulator number on the page, in page order."""
     users: dict[str, list[str]] = {}
+    runs: dict[str, fields.Run] = {}
     for i, concept in enumerate(plan.concepts):
         for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
-            if sim.panel_trace(panel) is not None:
-                name = f"{panel.scenario}/{panel.variant}"
-                users.setdefault(name, []).append(f"card {i + 1} {concept.name} ({side})")
+            run = fields.panel_run(plan, concept, panel)
+            if run is not None and run.key in sim.trace_json:
+                runs[run.key] = run
+                users.setdefault(run.key, []).append(f"card {i + 1} {concept.name} ({side})")
     out = []
     for name, where in users.items():
-        trace = sim.traces[name]
-        unit = UNIT_WORDS.get(time_unit(trace), "")
         place = f"{'; '.join(where)} · {name}"
-        for key, value in trace_values(trace).items():
-            out.append(
-                ShownNumber(
-                    key=f"{name}:{key}",
-                    where=place,
-                    label=_label(key),
-                    value=value,
-                    unit=_unit(key, unit),
-                )
-            )
+        shown = fields.field(runs[name].field).numbers(sim.trace_json[name])
+        for key, label, value, unit in shown:
+            out.append(ShownNumber(key=f"{name}:{key}", where=place, label=label, value=value,
+                                   unit=unit))
     for row in walkthrough_table(plan, config or PageConfig(), sim):
         for side, value in (("without", row.without), ("with", row.with_)):
             out.append(
@@ -77,22 +47,6 @@ def page_numbers(
             )
     out += _ruler_numbers(plan, sim)
     return out
-
-
-def _label(key: str) -> str:
-    request, _, field = key.rpartition(".")
-    if request:
-        return f"{request}'s {REQUEST_LABELS.get(field, field)}"
-    return RUN_LABELS.get(key, key)
-
-
-def _unit(key: str, unit: str) -> str:
-    field = key.rpartition(".")[2]
-    if field in TIMED:
-        return unit
-    if key == "throughput" and unit:
-        return f"tokens per {unit.rstrip('s')}"
-    return ""
 
 
 def _ruler_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:

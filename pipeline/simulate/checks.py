@@ -2,9 +2,9 @@
 function `tujie validate`, the sim stage and the LLM repair loop share, so a plan that passes it
 renders.
 
-`page_violations` checks the plan against the registry (`pipeline.plan.catalogue` filled by
-`pipeline.simulate.catalogue`: scene x scenario, placeholders, knobs, generic panels, techniques
-and the ruler's rows) and the sources, runs every scenario the panels need with their knobs
+`page_violations` checks the plan against the registry (`pipeline.fields`: each field's
+catalogue of scene x scenario, placeholders, knobs; generic panels, techniques and the ruler's
+rows) and the sources, runs every scenario the panels need with their knobs
 (a run the simulator refuses, or in which a request that finishes in the preset never does, is
 a violation at the panel's knobs), measures captions with the simulator's numbers filled in
 (H1), and fits every text the drawings place at both widths (`pipeline.draw.fit`).
@@ -14,57 +14,104 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pipeline import fields
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
 from pipeline.artifacts.trace import Json, TraceView
 from pipeline.draw.fit import layout_violations
-from pipeline.errors import Violation
-from pipeline.plan.catalogue import Catalogue
+from pipeline.errors import TujieError, Violation
+from pipeline.fields import Run
+from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.model import Panel, Plan
 from pipeline.plan.rules import plan_violations
-from pipeline.simulate.catalogue import catalogue as sim_catalogue
-from pipeline.simulate.results import Run, needed_runs, panel_run, run_trace, sweep_json
+from pipeline.simulate.results import needed_runs, run_trace, sweep_json
 
 
 def page_violations(
     plan: Plan,
     corpus: Corpus | None = None,
     *,
-    catalogue: Catalogue | None = None,
+    catalogue: Catalogue | Catalogues | None = None,
     sim: SimResults | None = None,
 ) -> tuple[list[Violation], SimResults]:
     """Every rule `plan` breaks, each with its JSON path, and the simulator results it was
     checked with (the runs that could be made, and the sweep). Runs already in `sim` (the sim
     stage's saved results) are read from it instead of run again."""
-    cat = catalogue if catalogue is not None else sim_catalogue()
-    static = plan_violations(plan, None, catalogue=cat)  # which panels are broken already
-    broken = {_panel_path(v.path) for v in static} - {None}
+    cat = Catalogues.of(catalogue) if catalogue is not None else fields.catalogues()
+    owner = {id(panel): concept for _path, concept, panel in plan.panels()}
+    # Panels whose run cannot be made at all (unknown scenario, a scene that cannot draw it, a
+    # missing variant, a bad knob) are not simulated; a caption too long or with a literal number
+    # still gets its run, so the rules below measure it with its own numbers filled in.
+    static = plan_violations(plan, None, catalogue=cat) + fields.plan_rules(plan, None)
+    broken = {_run_blocker(v.path) for v in static} - {None}
     traces, run_problems = _runs(plan, broken, sim)
     sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json()
     results = SimResults(traces, sweep)
     broken |= {_panel_path(v.path) for v in run_problems} - {None}
 
     def values_for(panel: Panel) -> Mapping[str, str]:
-        if results.panel_trace(panel) is not None:
-            return results.values(panel)
+        concept = owner[id(panel)]
+        if fields.run_view(plan, concept, panel, results) is not None:
+            return fields.run_values(plan, concept, panel, results)
         # A panel that could not run: its preset's values, so H1 is still measured.
-        entry = cat.scenario(panel.scenario)
+        known = cat.get(fields.concept_field(concept))
+        entry = known.scenario(panel.scenario) if known is not None else None
         if entry is None:
             return {}
         column = "without" if panel.variant == "without" else "with_"
         return {p.name: v for p in entry.placeholders if (v := getattr(p, column)) is not None}
 
     found = plan_violations(plan, corpus, catalogue=cat, values_for=values_for)
+    found += fields.plan_rules(plan, corpus)
     found += [v for v in run_problems if v not in found]
+    found += _ruler_cells(plan, results)
     broken |= {_panel_path(v.path) for v in found} - {None}
     found += layout_violations(
         plan,
-        traces_for=results.panel_trace,
+        draw_panel=lambda c, side, panel: fields.draw_panel_of(
+            plan, c, side, panel, results, lang=plan.lang
+        ),
         values_for=values_for,
         sweep=results.sweep,
         skip={p for p in broken if p is not None},
     )
     return found, results
+
+
+def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
+    """Every cell of the ruler has a measured change: a technique whose metric has no
+    percentage (a zero baseline that moved) is refused, never drawn as an empty cell."""
+    sweep = results.sweep
+    out: list[Violation] = []
+    if sweep is None:
+        return out
+    for i, concept in enumerate(plan.concepts):
+        tech = sweep.technique(concept.technique) if concept.technique else None
+        if tech is None:
+            continue
+        for metric in plan.ruler.metrics:
+            if tech.change_pct.get(metric.id) is None:
+                out.append(
+                    Violation(
+                        f"concepts[{i}].technique",
+                        f"the sweep gives '{tech.id}' no percentage change of '{metric.id}' "
+                        "(its baseline is zero): choose another ruler metric or technique",
+                    )
+                )
+    return out
+
+
+# The fields of a panel that decide which run draws it: a violation there means no run.
+RUN_FIELDS = ("scenario", "variant", "scene", "knobs", "example", "show")
+
+
+def _run_blocker(path: str) -> str | None:
+    """The panel (`concepts[3].fix`) whose run a violation at `path` makes impossible, else None."""
+    panel = _panel_path(path)
+    if panel is None:
+        return None
+    rest = path[len(panel) :].lstrip(".")
+    return panel if rest.startswith(RUN_FIELDS) else None
 
 
 def _panel_path(path: str) -> str | None:
@@ -79,32 +126,34 @@ def _panel_path(path: str) -> str | None:
 def _runs(
     plan: Plan, broken: set[str | None], sim: SimResults | None
 ) -> tuple[dict[str, Json], list[Violation]]:
-    """Run what the page needs, skipping panels already broken; a refused run, or one in which
+    """Run what the page needs, skipping runs only broken panels use; a refused run, or one in which
     a request that finishes in the preset never finishes, is a violation at the panel."""
     from sim.errors import SimError
+
+    engine_errors = (SimError, TujieError)
 
     users: dict[Run, list[str]] = {}
     stuck = plan.concept(plan.walkthrough.concept)
     for path, concept, panel in plan.panels():
         # the walkthrough reads both variants of its concept's panels: each is that panel's
         for variant in ("without", "with") if concept is stuck else (panel.variant,):
-            run = panel_run(panel, variant)
+            run = fields.panel_run(plan, concept, panel, variant)
             if run is not None:
                 users.setdefault(run, []).append(path)
     traces: dict[str, Json] = {}
     problems: list[Violation] = []
     for run in needed_runs(plan):
         paths = users.get(run, [])
-        if any(p in broken for p in paths):
+        if paths and all(p in broken for p in paths):
             continue
         where = [f"{p}.knobs" if run.knobs else f"{p}.scenario" for p in paths]
         try:
             saved = sim.trace_json.get(run.key) if sim is not None else None
             trace = dict(saved) if saved is not None else run_trace(run)
-        except SimError as err:
+        except engine_errors as err:
             problems += [Violation(w, f"the simulator cannot run {run.key}: {err}") for w in where]
             continue
-        unfinished = _never_finish(trace, run) if run.knobs else []
+        unfinished = _never_finish(trace, run) if run.knobs and run.field == "serving" else []
         if unfinished:
             problems += [
                 Violation(

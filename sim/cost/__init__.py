@@ -1,4 +1,4 @@
-"""Step-time (cost) models: `unit`, `linear`, `roofline`, chosen from a registry."""
+"""Step-time (cost) models: `unit`, `linear`, `roofline`, `calibrated`, chosen from a registry."""
 
 from sim.cost.models import COST_MODELS, CostModel, StepWork, build_cost_model
 

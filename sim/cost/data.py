@@ -1,4 +1,6 @@
-"""Model and GPU tables, loaded from `sim/data/model-*.json` and `gpu-*.json` (each cites its source)."""
+"""Model and GPU tables, loaded from `sim/data/model-*.json` and `gpu-*.json` (each cites its source),
+and the calibrated cost model's constants from `sim/data/calibration/` (`sourced.json`: taken from
+publications; `fitted.json`: written by `python -m sim calibrate --write`)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+CALIBRATION_DIR = DATA_DIR / "calibration"
+LINK_KINDS = ("nvlink", "pcie", "network")
 
 
 @cache
@@ -53,3 +57,15 @@ def kv_bytes_per_token_at(model: dict[str, Any], kv_dtype: str) -> int:
     return int(
         2 * model["layers"] * model["kv_heads"] * model["head_dim"] * KV_DTYPE_BYTES[kv_dtype]
     )
+
+
+@cache
+def calibration_table(name: str) -> dict[str, Any]:
+    """One of the calibration files (`sourced`, `fitted`, `measurements`), parsed."""
+    data: dict[str, Any] = json.loads((CALIBRATION_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def known_links() -> tuple[str, ...]:
+    """Link kinds a tp all-reduce can cross: NVLink (fitted), PCIe and network (sourced)."""
+    return LINK_KINDS

@@ -1,7 +1,8 @@
-"""The three step-time models. Each maps the work of one step to its duration.
+"""The step-time models. Each maps the work of one step to its duration.
 
 `unit` returns 1.0 per step; `linear` is ``c0 + c_tok * tokens + c_kv * context`` (ms);
-`roofline` is ``max(compute, memory) + overhead`` from a model and a GPU table (ms).
+`roofline` is ``max(compute, memory) + overhead`` from a model and a GPU table (ms);
+`calibrated` (`sim.cost.calibrated`) is the roofline fitted to published measurements (ms).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sim.config import CostConfig
+from sim.cost.calibrated import CalibratedCost
 from sim.cost.data import gpu_table, kv_bytes_per_token, kv_bytes_per_token_at, model_table
 
 MS_PER_S = 1000.0
@@ -18,12 +20,19 @@ MS_PER_S = 1000.0
 @dataclass(frozen=True)
 class StepWork:
     """What one step computes: new tokens, and KV tokens attention reads (context incl. new);
-    with a draft model, `draft_runs` forward passes of it over `draft_batch` requests."""
+    with a draft model, `draft_runs` forward passes of it over `draft_batch` requests.
+
+    `attention_pairs` counts (query token, key token) pairs under the causal mask: a request
+    given n tokens after c computed ones adds ``n * c + n * (n + 1) / 2``. 0 means not counted;
+    a model that needs it then takes `context_tokens` (exact when every request decodes).
+    `sequences` is the number of requests the step schedules (0: not counted)."""
 
     scheduled_tokens: int
     context_tokens: int
     draft_runs: int = 0
     draft_batch: int = 0
+    attention_pairs: int = 0
+    sequences: int = 0
 
 
 class CostModel(Protocol):
@@ -75,9 +84,9 @@ class RooflineCost:
         self.activation_bytes = float(model.get("hidden_size", 0) * model["bytes_per_param"])
         self.link_bandwidth = float(gpu.get("link_bandwidth", 0.0))
         self.link_latency = float(gpu.get("link_latency", 0.0))
-        self.flops = config.mfu * float(gpu["peak_flops"])
+        self.flops = config.resolved_mfu() * float(gpu["peak_flops"])
         self.bandwidth = float(gpu["hbm_bandwidth"])
-        self.overhead = config.overhead
+        self.overhead = config.resolved_overhead()
         draft = config.draft
         self.draft_params = draft.params if draft is not None and draft.kind == "model" else 0.0
         self.bytes_per_param = float(model["bytes_per_param"])
@@ -113,10 +122,13 @@ class RooflineCost:
         return max(compute, memory) + self.allreduce_ms(work) + self.overhead + self.draft_ms(work)
 
 
-COST_MODELS: dict[str, type[UnitCost] | type[LinearCost] | type[RooflineCost]] = {
+COST_MODELS: dict[
+    str, type[UnitCost] | type[LinearCost] | type[RooflineCost] | type[CalibratedCost]
+] = {
     "unit": UnitCost,
     "linear": LinearCost,
     "roofline": RooflineCost,
+    "calibrated": CalibratedCost,
 }
 
 

@@ -1,7 +1,7 @@
 """Parse the workload's `cost` object into a `CostConfig` (errors name the JSON path).
 
-A roofline cost on an engine that gives `capacity` runs on that machine: model, gpu, tp and
-kv_dtype default to the capacity's unless the cost names them itself.
+A roofline or calibrated cost on an engine that gives `capacity` runs on that machine: model,
+gpu, tp and kv_dtype default to the capacity's unless the cost names them itself.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from sim.config import (
     CostConfig,
     DraftConfig,
 )
-from sim.cost.data import known_gpus, known_models
+from sim.cost.data import known_gpus, known_links, known_models
 from sim.errors import WorkloadError
 from sim.validate import check_fields, expect_choice, expect_int, expect_number
 
 INHERITED_FROM_CAPACITY = ("model", "gpu", "tp", "kv_dtype")
+MACHINE_KINDS = ("roofline", "calibrated")
 
 
 def _parse_draft(data: Any) -> DraftConfig:
@@ -50,6 +51,8 @@ def _cost_value(name: str, value: Any) -> Any:
         return expect_choice(value, path, tuple(KV_DTYPE_BYTES))
     if name == "tp":
         return expect_int(value, path, 1)
+    if name == "link":
+        return expect_choice(value, path, known_links())
     return expect_number(value, path, 0)
 
 
@@ -61,9 +64,13 @@ def parse_cost(data: Any, capacity: CapacityConfig | None = None) -> CostConfig:
     if values.get("mfu", 1.0) <= 0:
         raise WorkloadError("cost.mfu", "must be > 0")
     cost = CostConfig(**values)
-    if cost.draft is not None and cost.draft.kind == "model" and cost.kind != "roofline":
-        raise WorkloadError("cost.draft", "a draft model is costed by the roofline (kind roofline)")
-    if capacity is not None and cost.kind == "roofline":
+    if cost.draft is not None and cost.draft.kind == "model" and cost.kind not in MACHINE_KINDS:
+        raise WorkloadError(
+            "cost.draft", "a draft model is costed on a machine (kind roofline or calibrated)"
+        )
+    if "link" in raw and cost.kind != "calibrated":
+        raise WorkloadError("cost.link", "only the calibrated cost model prices links")
+    if capacity is not None and cost.kind in MACHINE_KINDS:
         inherited = {k: getattr(capacity, k) for k in INHERITED_FROM_CAPACITY if k not in raw}
         cost = replace(cost, **inherited)
     return cost

@@ -79,6 +79,38 @@ def test_overlapping_svg_texts(chrome: Chrome, write_page, tmp_path: Path) -> No
     assert edge == (255, 0, 255)  # outlined in magenta
 
 
+def rotated(concept: str, inner: str, degrees: float) -> str:
+    return card(concept, inner).replace(
+        "<article ", f'<article style="transform: rotate({degrees}deg)" ', 1
+    )
+
+
+def test_a_rotated_card_does_not_make_two_lines_of_a_panel_overlap(
+    chrome: Chrome, write_page, tmp_path: Path
+) -> None:
+    """Two long lines a few units apart in a card turned 2°: their page boxes (axis-aligned around
+    the tilted text) overlap, the lines do not; a real overlap in the same card is still caught."""
+    apart = (
+        '<text id="axis" data-role="axis" x="20" y="150" font-size="14">'
+        "0 . . . . . . . . . . . . . . . . . . 6 ms</text>"
+        '<text id="line" data-role="label" x="20" y="169" font-size="14">'
+        "one token per step, many each second</text>"
+    )
+    report = check_page(
+        write_page(page_html(rotated("tilt", panel("tilt", apart), 2.0))), tmp_path / "a",
+        chrome=chrome,
+    )
+    assert [p for p in report.problems if p.rule == "text-overlap"] == []
+    assert not [p for p in report.problems if p.rule == "text-crosses-border"]
+    touching = apart.replace('y="169"', 'y="156"')
+    report = check_page(
+        write_page(page_html(rotated("tilt", panel("tilt", touching), 2.0)), "b.html"),
+        tmp_path / "b", chrome=chrome,
+    )
+    overlaps = {(p.element, p.other) for p in report.problems if p.rule == "text-overlap"}
+    assert overlaps == {("axis", "line")}
+
+
 def test_caption_crossing_its_panel_border(chrome: Chrome, write_page, tmp_path: Path) -> None:
     words = (
         '<text id="cap-edge" data-role="caption" data-limit="15" x="330" y="40">越界的标题</text>'

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
-from pipeline.draw import draw_panel
-from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX, fmt
-from pipeline.draw.scenes.tp_shards import fmt_ms
 from pipeline.errors import InputError
+from pipeline.fields.serving import draw_panel
+from pipeline.fields.serving.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX, fmt
+from pipeline.fields.serving.scenes.tp_shards import fmt_ms
+from pipeline.fields.serving.showcase import sample_concept
 from pipeline.plan.model import Panel
-from pipeline.simulate.showcase import sample_concept
 from sim.presets.scenarios import run_preset
 from tests.draw.test_draw import _check_golden, _panel_svg
 from tests.draw.test_layout_props import (

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pipeline.artifacts.sim import trace_values
-from pipeline.draw import draw_panel
-from pipeline.draw.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX
 from pipeline.errors import InputError
+from pipeline.fields.serving import draw_panel
+from pipeline.fields.serving.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX
+from pipeline.fields.serving.showcase import sample_concept
 from pipeline.plan.model import Panel
-from pipeline.simulate.showcase import sample_concept
 from tests.draw.test_draw import _check_golden, _panel_svg
 from tests.draw.test_field_scenes import raw, view
 from tests.draw.test_layout_props import (

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from pipeline import fonts
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
-from pipeline.draw import FitError, draw_panel
+from pipeline.draw import FitError
 from pipeline.draw.layout import Box, vertical_metrics
+from pipeline.fields.serving import draw_panel
 from pipeline.plan.model import Concept, Panel
 from sim.presets.scenarios import run_preset
 

@@ -12,21 +12,15 @@ import pytest
 
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
-from pipeline.draw.panel import SCENES, draw_panel
 from pipeline.errors import InputError, PlanError
-from pipeline.plan.catalogue import (
-    DRAWN_BY,
-    GENERIC,
-    RUN_MEANINGS,
-    SCENE_SHOWS,
-    Catalogue,
-    documented,
-    scene_kinds,
-)
+from pipeline.fields.serving import FIELD as SERVING
+from pipeline.fields.serving import draw_panel
+from pipeline.fields.serving.catalogue import DRAWN_BY, RUN_MEANINGS, SCENE_SHOWS, documented
+from pipeline.fields.serving.catalogue import build_catalogue as catalogue
+from pipeline.plan.catalogue import GENERIC, Catalogue
 from pipeline.plan.job import render_system
 from pipeline.plan.model import Concept, Panel, parse_plan
 from pipeline.plan.rules import plan_violations
-from pipeline.simulate.catalogue import catalogue
 from sim.presets.scenarios import SCENARIOS, run_preset
 from sim.presets.sweep import FIELD_TECHNIQUES, TECHNIQUES
 
@@ -42,8 +36,8 @@ def cat() -> Catalogue:
 
 def test_every_scenario_scene_and_technique_is_in_the_registry(cat: Catalogue) -> None:
     assert set(cat.scenarios) == set(SCENARIOS) == set(DRAWN_BY)
-    kinds = scene_kinds()
-    assert set(kinds) == set(SCENES) == set(SCENE_SHOWS)
+    kinds = [*SCENE_SHOWS, GENERIC]
+    assert set(SERVING.scenes()) == set(SCENE_SHOWS) == set(cat.scene_shows)
     drawn = {scene for scenes in DRAWN_BY.values() for scene in scenes}
     assert drawn <= set(kinds) and GENERIC not in drawn
     assert drawn == set(kinds) - {GENERIC}  # every scene kind draws some scenario
@@ -123,7 +117,7 @@ def test_the_prompt_says_every_registry_entry(cat: Catalogue) -> None:
             assert ("`submit_plan`" in text) == (tool is not None)
             for t in cat.techniques:
                 assert f"- {t.id}: {t.line}" in text
-            for kind in scene_kinds():
+            for kind in SCENE_SHOWS:
                 assert f"- {kind}: {SCENE_SHOWS[kind]}" in text
             for sid, entry in cat.scenarios.items():
                 block = text.split(f"* {sid} — ", 1)[1].split("\n   * ", 1)[0]
@@ -136,8 +130,8 @@ def test_the_prompt_says_every_registry_entry(cat: Catalogue) -> None:
             for name, (meaning, _unit) in RUN_MEANINGS.items():
                 if any(p.name == name for e in cat.scenarios.values() for p in e.placeholders):
                     assert f"{name}: {meaning} [" in text
-            assert "at least 3 cards must name one" in text
-            assert '"generic" is ONLY for a panel no scenario' in text
+            assert "At least 3 cards must name a\n   technique" in text
+            assert '"generic" is ONLY for a panel no scene of its field fits' in text
             assert "at most one panel in 3" in text
 
 
@@ -174,6 +168,8 @@ def test_an_unknown_scenario_stays_unknown_and_a_bad_plan_is_one_error() -> None
     data = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
     data["concepts"][0]["fix"]["scenario"] = "warp_drive"
     found = [str(v) for v in plan_violations(parse_plan(data), catalogue=catalogue())]
-    assert found == ["concepts[0].fix.scenario: unknown scenario 'warp_drive'"]
+    assert len(found) == 1
+    assert found[0].startswith("concepts[0].fix.scenario: unknown scenario 'warp_drive' (the "
+                               "serving field's: kv_cache, batching")
     with pytest.raises(PlanError):
         parse_plan({**data, "concepts": "none"})

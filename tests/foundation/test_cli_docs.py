@@ -9,12 +9,12 @@ from pathlib import Path
 
 from pipeline.cli import COMMANDS, build_parser, main
 from pipeline.errors import EXIT_ENVIRONMENT, EXIT_INPUT, EXIT_LLM, EXIT_OK, EXIT_PROBLEMS
+from pipeline.fields.serving.catalogue import build_catalogue as catalogue
 from pipeline.plan.catalogue import TechniqueEntry
 from pipeline.plan.model import parse_plan
 from pipeline.plan.rules import plan_violations
 from pipeline.readme_cli import END, STALE, START, readme_block, replace_block
 from pipeline.readme_cli import main as readme_main
-from pipeline.simulate.catalogue import catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -50,6 +50,24 @@ FORBIDDEN: list[tuple[str, str, str]] = [
     ("pipeline.render", "pipeline.simulate", "the page reads SimResults, it runs no simulator"),
     ("pipeline.render", "sim", "the page reads SimResults, it runs no simulator"),
     ("pipeline", "importlib", "no import seams: a reader and mypy must see every edge"),
+    ("pipeline.draw", "pipeline.fields", "the drawing library knows no field: fields use it"),
+]
+# FIELDS.md: a field imports the drawing library and its own engine, never another field; the
+# page engine (plan, validate, sim, render, check, review, build) imports only the registry
+# (`pipeline.fields` and its interface `pipeline.fields.base`, cache), never a field's own code.
+FIELD_PACKAGES = sorted(
+    p.name for p in (REPO / "pipeline" / "fields").iterdir() if (p / "__init__.py").exists()
+)
+PAGE_ENGINE = ("pipeline.plan", "pipeline.simulate", "pipeline.render", "pipeline.check",
+               "pipeline.review", "pipeline.build", "pipeline.publish", "pipeline.artifacts",
+               "pipeline.ingest", "pipeline.links")
+FORBIDDEN += [
+    (f"pipeline.fields.{a}", f"pipeline.fields.{b}", "a field never imports another field")
+    for a in FIELD_PACKAGES for b in FIELD_PACKAGES if a != b
+]
+FORBIDDEN += [
+    (engine, f"pipeline.fields.{f}", "the page engine reaches fields only through the registry")
+    for engine in PAGE_ENGINE for f in FIELD_PACKAGES
 ]
 # One module owns each outside thing (tests aside).
 OWNERS: dict[str, tuple[str, ...]] = {
@@ -164,6 +182,10 @@ def test_no_forbidden_imports() -> None:
     ("importer", "imported"),
     [
         ("pipeline.draw.panel", "pipeline.plan.rules"),
+        ("pipeline.draw.defs", "pipeline.fields.serving.scenes.drafts"),
+        ("pipeline.render.page", "pipeline.fields.serving.walkthrough"),
+        ("pipeline.review.numbers", "pipeline.fields.serving.walkthrough"),
+        ("pipeline.plan.job", "pipeline.fields.serving.catalogue"),
         ("pipeline.draw.showcase", "pipeline.simulate.results"),
         ("pipeline.draw.showcase", "sim.presets.scenarios"),
         ("pipeline.render.walkthrough", "pipeline.simulate.results"),

@@ -44,8 +44,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_wheel_carries_templates_prompts_and_data(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for folder, package in (("templates", "pipeline/templates"), ("prompts", "pipeline/prompts")):
-        for f in (REPO / folder).iterdir():
-            assert f"{package}/{f.name}" in names, f"{f.name} missing from the wheel"
+        for f in (REPO / folder).rglob("*"):
+            if f.is_file():
+                rel = f.relative_to(REPO / folder).as_posix()
+                assert f"{package}/{rel}" in names, f"{rel} missing from the wheel"
     assert "pipeline/plan/pricing.json" in names
     assert any(n.startswith("sim/data/") and n.endswith(".json") for n in names)
     assert not any(n.startswith(("templates/", "prompts/", "tests/", "examples/")) for n in names)

@@ -129,7 +129,7 @@ def test_every_violation_is_listed_at_once(plan_data, corpus):
 
 
 def registry_violations(data: dict, corpus) -> list[str]:
-    from pipeline.simulate.catalogue import catalogue
+    from pipeline.fields.serving.catalogue import build_catalogue as catalogue
 
     return [str(v) for v in plan_violations(parse_plan(data), corpus, catalogue=catalogue())]
 

@@ -1,4 +1,4 @@
-"""The sim stage's cache (`pipeline.simulate.cache`): a second sim stage into an empty output
+"""The sim stage's cache (`pipeline.fields.cache`): a second sim stage into an empty output
 folder simulates nothing and writes the same traces; a changed workload is simulated again."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.fields.cache import CacheStats
 from pipeline.plan.model import load_plan
 from pipeline.simulate import results as sim_results
-from pipeline.simulate.cache import CacheStats
 from pipeline.simulate.results import needed_runs, run_sim
 
 REPO = Path(__file__).resolve().parents[2]

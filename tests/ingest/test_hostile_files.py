@@ -112,13 +112,13 @@ def test_reading_list_entries_that_are_not_web_links_are_listed_as_skipped(
         "- [Local](file:///etc/passwd)\n"
         "- <data:text/html,hi>\n"
         "* [Notes](notes/other.md) — relative\n"
-        "Prose with [a link](javascript:void) is not a list item.\n",
+        "Prose with [a link](javascript:void) is refused as well.\n",
         encoding="utf-8",
     )
     corpus = ingest_folder(root)
     assert [e.url for e in corpus.reading_list] == ["https://a.example/good"]
     reasons = {s.path: s.reason for s in corpus.skipped}
-    assert sorted(reasons) == [f"reading-list.md:{n}" for n in (4, 5, 6, 7, 8)]
+    assert sorted(reasons) == [f"reading-list.md:{n}" for n in (4, 5, 6, 7, 8, 9)]
     assert "javascript:alert(document.cookie" in reasons["reading-list.md:4"]
     assert reasons["reading-list.md:6"].endswith("(file:///etc/passwd)")
     assert all(r.startswith("not an http(s) web address") for r in reasons.values())

@@ -13,10 +13,10 @@ from pipeline.errors import SourceError
 from pipeline.ingest.folder import (
     MAX_FILE_BYTES,
     ingest_folder,
-    parse_reading_list,
     reading_minutes,
     write_corpus,
 )
+from pipeline.ingest.reading_list import parse_reading_list
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llm-inference"
 ZH = "分页注意力把显存切成小格子按需分配，调度器每一步都会检查空闲块的数量。"
@@ -218,7 +218,7 @@ def test_ids_are_stable_and_unique(tmp_path: Path) -> None:
 
 def test_parse_reading_list_variants() -> None:
     text = (
-        "# List\n\nSome prose with [a link](https://ignored.example) inline.\n"
+        "# List\n\nSome prose with [a link](https://prose.example) inline.\n"
         "- [One](https://a.example/1) — note one\n"
         "* [Two](https://a.example/2) – note two\n"
         "1. [Three](https://a.example/3): note three\n"
@@ -229,6 +229,7 @@ def test_parse_reading_list_variants() -> None:
     )
     entries = parse_reading_list(text)
     assert [(e.title, e.url, e.note) for e in entries] == [
+        ("a link", "https://prose.example", "inline"),  # prose lines are read too
         ("One", "https://a.example/1", "note one"),
         ("Two", "https://a.example/2", "note two"),
         ("Three", "https://a.example/3", "note three"),

@@ -217,3 +217,123 @@ def test_tujie_ingest_reports_real_titles_urls_and_no_markup(
     assert any(p.text.startswith("Image: Diagram: one transformer layer") for p in tp.paragraphs)
     pd = next(s for s in corpus.sources if s.path.startswith("Prefill"))
     assert "S_KV = 2 · L · H_kv · d_head · b · n" in [p.text for p in pd.paragraphs]
+
+
+# ---------------------------------------------------------------------------------------------
+# A site-wide og:url, a title inside the entry's title (issue 20, item 5)
+
+KIPPLY_BLOG = "https://kipply.github.io/blog"
+
+
+def _blog_post(title: str, body: str) -> str:
+    """A saved blog post whose only URL is the blog's base, as some themes tag every post."""
+    return (
+        f'<html><head><title>{title} | kipply\'s blog</title>'
+        f'<meta property="og:url" content="{KIPPLY_BLOG}"></head>'
+        f"<body><article><h1>{title}</h1><p>{body}</p></article></body></html>"
+    )
+
+
+def test_a_site_wide_og_url_neither_blocks_nor_wins_over_the_title(tmp_path: Path) -> None:
+    root = tmp_path / "blog"
+    root.mkdir()
+    (root / "arithmetic.html").write_text(
+        _blog_post("Transformer Inference Arithmetic", "Bytes per token. " * 80), encoding="utf-8"
+    )
+    (root / "taxonomy.html").write_text(
+        _blog_post("Transformer Taxonomy", "Families of models. " * 40), encoding="utf-8"
+    )
+    arithmetic = f"{KIPPLY_BLOG}/transformer-inference-arithmetic/"
+    (root / "reading-list.md").write_text(
+        f"- [Transformer Inference Arithmetic]({arithmetic}) — kipply\n", encoding="utf-8"
+    )
+    corpus = ingest_folder(root)
+    [entry] = corpus.reading_list
+    assert (entry.matched_source, entry.matched_by, entry.match_score) == (
+        "arithmetic",
+        "title",
+        1.0,
+    )
+    assert "is an ancestor of the entry's URL" in (entry.match_why or "")
+    by_id = {s.id: s for s in corpus.sources}
+    # The matched page now has its entry's URL; the other post, unmatched, loses the blog's
+    # (two pages with different titles gave it: it is the site's, not theirs).
+    assert (by_id["arithmetic"].url, by_id["arithmetic"].url_from) == (arithmetic, "reading-list")
+    assert (by_id["taxonomy"].url, by_id["taxonomy"].url_from) == (None, None)
+    [warning] = corpus.warnings
+    assert warning.path == "taxonomy.html" and "(a site-wide tag)" in warning.warning
+    assert not corpus.has_url(KIPPLY_BLOG)
+    assert _minutes(corpus, arithmetic) == by_id["arithmetic"].reading_minutes
+    assert corpus.unmatched == []
+
+
+def test_a_site_wide_url_completes_no_address_and_is_no_page_s(tmp_path: Path) -> None:
+    root = tmp_path / "blog"
+    root.mkdir()
+    for name, title in (("a.html", "Transformer Inference Arithmetic"), ("b.html", "Taxonomy")):
+        (root / name).write_text(_blog_post(title, "Words. " * 40), encoding="utf-8")
+    (root / "reading-list.md").write_text("kipply's blog kipply.github.io/bl…\n", encoding="utf-8")
+    corpus = ingest_folder(root)
+    [entry] = corpus.reading_list
+    assert entry.address_cut_short and entry.url is None and entry.matched_source is None
+    assert all(s.url is None for s in corpus.sources)
+    assert sorted(w.path for w in corpus.warnings) == ["a.html", "b.html", "reading-list.md:1"]
+    assert corpus.urls() == set()
+
+
+@pytest.fixture
+def spec_docs(tmp_path: Path) -> Path:
+    """Two saved doc pages with the same h1 ("Speculative Decoding"), one LMDeploy's, one vLLM's,
+    told apart only by the names they were saved under."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "05-lmdeploy-投机解码.md").write_text(
+        "# Speculative Decoding\n\n" + "LMDeploy 用草稿模型先猜几个 token，再由大模型一次验证。" * 30,
+        encoding="utf-8",
+    )
+    (root / "vllm-speculative-decoding.md").write_text(
+        "# Speculative Decoding\n\n" + "vLLM proposes tokens with a draft and verifies them. " * 30,
+        encoding="utf-8",
+    )
+    (root / "reading-list.md").write_text(
+        "- [LMDeploy 投机解码（Speculative Decoding）]"
+        "(https://lmdeploy.readthedocs.io/zh-cn/latest/advance/spec_decoding.html) — 中文文档\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_a_title_that_contains_the_page_title_matches_with_the_file_name_as_tie_breaker(
+    spec_docs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = ingest_folder(spec_docs)
+    [entry] = corpus.reading_list
+    assert (entry.matched_source, entry.matched_by) == ("05-lmdeploy-投机解码", "filename")
+    assert entry.match_score is not None and 0.5 < entry.match_score < 1
+    assert "05-lmdeploy-投机解码.md chose it over vllm-speculative-decoding" in (
+        entry.match_why or ""
+    )
+    assert entry.title == "LMDeploy 投机解码（Speculative Decoding）"  # the list's own words
+    assert main(["ingest", str(spec_docs), "--out", str(tmp_path / "out")]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "← 05-lmdeploy-投机解码 (by filename, score" in shown
+
+
+def test_one_page_inside_the_title_is_a_contains_match(spec_docs: Path) -> None:
+    (spec_docs / "vllm-speculative-decoding.md").unlink()
+    [entry] = ingest_folder(spec_docs).reading_list
+    assert (entry.matched_source, entry.matched_by) == ("05-lmdeploy-投机解码", "contains")
+    assert entry.match_why == "the entry's title contains the copy's whole title"
+
+
+def test_a_page_title_inside_a_longer_one_is_not_the_entry_the_other_way_round() -> None:
+    """The page's whole title must be inside the entry's, between word boundaries: the entry
+    "Speculative Decoding" is not the page "Speculative Decoding, explained", nor is "Orca" (one
+    word) the entry "Orca: A Distributed Serving System"."""
+    from pipeline.ingest.matching import title_coverage
+
+    assert title_coverage("Speculative Decoding", "Speculative Decoding, explained") is None
+    assert title_coverage("Orca: A Distributed Serving System", "Orca") is None
+    assert title_coverage("Unspeculative Decodings", "Speculative Decoding") is None
+    assert title_coverage("LMDeploy 投机解码（Speculative Decoding）", "Speculative Decoding") == round(20 / 34, 3)
+    assert title_coverage("读 LMDeploy 的投机解码文档", "投机解码文档") is not None

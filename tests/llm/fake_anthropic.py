@@ -334,6 +334,47 @@ def schema_problem(schema: dict[str, Any]) -> str | None:
     return None
 
 
+def with_defaults(answer: Any, schema: dict[str, Any]) -> Any:
+    """`answer` as a model under structured outputs sends it: a property the schema requires but
+    the script leaves out comes as its empty value (null where allowed, [], "", false, 0), as a
+    strict grammar forces it (what `pipeline.plan.structured.output_schema` relies on)."""
+    defs = schema.get("$defs", {})
+
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        ref = node.get("$ref", "")
+        return resolve(defs[ref.removeprefix("#/$defs/")]) if ref.startswith("#/$defs/") else node
+
+    def empty(node: dict[str, Any]) -> Any:
+        node = resolve(node)
+        options = node.get("anyOf", [node])
+        types = [resolve(o).get("type") for o in options]
+        for kind, value in (("null", None), ("array", []), ("string", ""), ("boolean", False),
+                            ("number", 0), ("integer", 0)):
+            if kind in types:
+                return value
+        return None
+
+    def fill(value: Any, node: dict[str, Any]) -> Any:
+        node = resolve(node)
+        if isinstance(value, dict) and node.get("type") == "object":
+            props = node.get("properties", {})
+            out = {k: fill(v, props[k]) if k in props else v for k, v in value.items()}
+            for key in node.get("required", []):
+                if key not in out and key in props:
+                    out[key] = empty(props[key])
+            return out
+        if isinstance(value, list) and "items" in node:
+            return [fill(v, node["items"]) for v in value]
+        if "anyOf" in node and value is not None:
+            kinds = [resolve(o) for o in node["anyOf"]]
+            match = next((k for k in kinds if k.get("type") == "object" and isinstance(value, dict)),
+                         None)
+            return fill(value, match) if match is not None else value
+        return value
+
+    return fill(answer, schema)
+
+
 def _answer(reply: Reply, body: dict[str, Any], thinks: bool) -> Reply:
     """`reply.answer` in the form `body` asks for: structured-outputs JSON text (checked against
     the schema sent), a call to the request's first tool, or plain text."""
@@ -350,6 +391,8 @@ def _answer(reply: Reply, body: dict[str, Any], thinks: bool) -> Reply:
         else:
             blocks.append({"type": "text", "text": reply.raw_answer})
     elif fmt is not None:
+        answer = with_defaults(reply.answer, fmt["schema"])
+        reply = replace(reply, answer=answer)
         try:
             jsonschema.validate(reply.answer, fmt["schema"])
         except jsonschema.ValidationError as err:

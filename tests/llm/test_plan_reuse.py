@@ -16,8 +16,8 @@ from plans import frontier_plan_input
 from test_plan_cli import REPO
 
 from pipeline.artifacts.sources import Corpus
+from pipeline.fields.serving.catalogue import build_catalogue as catalogue
 from pipeline.ingest.folder import ingest_folder
-from pipeline.simulate.catalogue import catalogue
 from tests.foundation.test_build_inputs import tujie
 
 FRONTIER = REPO / "examples" / "serving-frontier"

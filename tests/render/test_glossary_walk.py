@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline.artifacts.trace import CostView, TraceView
+from pipeline.fields.serving.walkthrough import comparison_rows, step_sentences
 from pipeline.plan.model import GlossaryEntry
 from pipeline.render.glossary import Glossary
-from pipeline.render.walkthrough import comparison_rows, step_sentences
 from tests.render.conftest import fixture_sim
 
 ENTRIES = [

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from pipeline.artifacts.sources import Corpus
 from pipeline.config import PageConfig, load_config
 from pipeline.errors import PlanError
+from pipeline.fields.serving.catalogue import DRAWN_BY, SCENE_SHOWS
+from pipeline.fields.serving.catalogue import build_catalogue as catalogue
 from pipeline.ingest.folder import ingest_folder
-from pipeline.plan.catalogue import DRAWN_BY, scene_kinds
 from pipeline.plan.model import parse_plan
 from pipeline.render.page import render_page
-from pipeline.simulate.catalogue import catalogue
 from pipeline.simulate.checks import page_violations
 
 INDEX = re.compile(r"\[\d+\]")
@@ -48,7 +48,7 @@ def panel_change(draw: st.DrawFn, lang: str) -> dict[str, Any]:
     cat = catalogue()
     sid = draw(st.sampled_from(sorted(cat.scenarios)))
     fitting = draw(st.booleans()) or draw(st.booleans())  # mostly a scene that can draw it
-    scene = draw(st.sampled_from(DRAWN_BY[sid] if fitting else scene_kinds()))
+    scene = draw(st.sampled_from(DRAWN_BY[sid] if fitting else [*SCENE_SHOWS, "generic"]))
     entry = cat.scenarios[sid]
     names = [p.name for p in entry.placeholders] + ["R9.ttft", "D.nothing"]
     name = draw(st.sampled_from(names))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from pipeline.artifacts.trace import TraceView
-from pipeline.render.walkthrough import step_sentences
+from pipeline.fields.serving.walkthrough import step_sentences
 from sim.presets.scenarios import run_preset
 
 GROUP = re.compile(r"\b[A-Z](?:, [A-Z])+ (finishes|is preempted|still waits|gets)\b")

@@ -72,7 +72,7 @@ def test_engine_metrics_golden_6() -> None:
 def test_sweep_shape_and_determinism() -> None:
     first = sweep(n_requests=40, seed=3)
     assert first == sweep(n_requests=40, seed=3)
-    assert first["metrics"] == ["throughput", "ttft", "itl"]
+    assert first["metrics"] == ["throughput", "ttft", "itl", "tpot", "e2el"]
     ids = [t["id"] for t in first["techniques"]]
     assert ids == [
         "continuous_batching",
@@ -86,13 +86,14 @@ def test_sweep_shape_and_determinism() -> None:
         "disaggregation",
     ]
     for tech in first["techniques"]:
-        for key in ("throughput", "ttft", "itl"):
+        for key in ("throughput", "ttft", "itl", "tpot", "e2el", "ttft_p99", "tpot_p99"):
             base, var = tech["baseline"][key], tech["variant"][key]
             assert tech["change_pct"][key] == round((var - base) / base * 100, 1)
     cb = first["techniques"][0]
     assert cb["change_pct"]["ttft"] < 0
     by_id = {t["id"]: t for t in first["techniques"]}
-    # Two GPUs halve the roofline's step; a decode-only pool keeps the slowest gaps short.
-    assert by_id["tensor_parallel"]["change_pct"]["itl"] < -30
+    # Two GPUs cut the calibrated step by less than half (the fixed costs and the all-reduces do
+    # not split); a decode-only pool keeps the slowest gaps short.
+    assert -50 < by_id["tensor_parallel"]["change_pct"]["itl"] < -10
     assert by_id["disaggregation"]["change_pct"]["itl_p99"] < 0
     assert by_id["spec_decode"]["variant"]["engine"]["num_speculative_tokens"] == 3

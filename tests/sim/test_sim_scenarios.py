@@ -146,15 +146,17 @@ def test_arithmetic_decode_is_memory_bound() -> None:
     without, with_ = pair("arithmetic")
     one, many = without["figures"], with_["figures"]
     assert one["batch"] == 1 and many["batch"] == 32
-    assert many["decode_step_ms"] < 1.3 * one["decode_step_ms"]
+    # 31 more sequences and their KV add a third to the step, not 32 times (calibrated model).
+    assert many["decode_step_ms"] < 1.4 * one["decode_step_ms"]
     assert many["decode_tokens_per_s"] > 20 * one["decode_tokens_per_s"]
-    # 16.06 GB of weights at 3.35 TB/s: about 4.8 ms per decode step.
-    assert 4.7 < one["decode_step_ms"] < 4.9
+    # 16.06 GB of weights at the fitted ~79% of 3.35 TB/s plus the fixed cost: the vLLM FP8
+    # KV-cache blog measured 6.44 ms for this step (its bf16 ITL intercept at concurrency 1).
+    assert 6.0 < one["decode_step_ms"] < 7.0
 
 
 def test_arithmetic_figures_split_the_decode_step_into_compute_and_memory() -> None:
-    """The roofline halves of a decode step: memory is the whole step (t = max + overhead),
-    compute is a sliver that grows with the batch (32 tokens of math instead of 1)."""
+    """The parts of a decode step: memory is the whole step but its fixed cost (t = max +
+    overhead), compute is a sliver that grows with the batch (32 tokens of math instead of 1)."""
     without, with_ = pair("arithmetic")
     for trace in (without, with_):
         fig = trace["figures"]
@@ -162,8 +164,8 @@ def test_arithmetic_figures_split_the_decode_step_into_compute_and_memory() -> N
         assert abs(bound - fig["decode_step_ms"]) < 0.002
         assert fig["decode_memory_ms"] > 4 * fig["decode_compute_ms"]  # memory-bound
     one, many = without["figures"], with_["figures"]
-    # 2 * 8.03e9 FLOPs per token at 50% of 989 TFLOP/s: about 0.032 ms per token.
-    assert 0.03 < one["decode_compute_ms"] < 0.035
+    # 2 * 8.03e9 FLOPs per token at the fitted ~55% of 989 TFLOP/s: about 0.030 ms per token.
+    assert 0.027 < one["decode_compute_ms"] < 0.033
     assert abs(many["decode_compute_ms"] / one["decode_compute_ms"] - 32) < 0.5
     assert many["decode_memory_ms"] > one["decode_memory_ms"]  # 32 KV caches to read, not 1
 

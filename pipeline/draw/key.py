@@ -1,0 +1,101 @@
+"""The small colour key in a scene's top strip, and the 示意值 tag in the top-right corner.
+
+A key swatch shows the same fill or outline the scene uses, so a reader decodes colours in place.
+"""
+
+from __future__ import annotations
+
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.cast import symbol_id
+from pipeline.draw.palette import TINT_OPACITY, colour
+from pipeline.draw.scene import KEY_CY, SCENE_X0, SMALL_SIZE, SceneContext
+
+SWATCH = 11.0
+KEY_GAP = 8.0
+TAG_SIZE = SMALL_SIZE
+TAG_RIGHT = 384.0
+
+KEY_WORDS = {
+    "zh": {
+        "new": "预填",
+        "running": "解码",
+        "waiting": "等待",
+        "idle": "空闲",
+        "stored": "缓存",
+        "freed": "释放",
+        "reserved": "预留空位",
+        "held": "已用",
+    },
+    "en": {
+        "new": "prefill",
+        "running": "decode",
+        "waiting": "waiting",
+        "idle": "idle",
+        "stored": "cached",
+        "freed": "freed",
+        "reserved": "reserved",
+        "held": "in use",
+    },
+}
+TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
+
+
+SWATCH_KINDS = ("new", "running", "stored", "held", "waiting", "idle", "reserved", "freed")
+
+
+def swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
+    """A key swatch: a `<use>` of the page's one swatch per kind (see defs.py)."""
+    cv.use(symbol_id(f"swatch-{kind}"), x, cy)
+
+
+def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH) -> None:
+    y = cy - size / 2
+    rng = cv.rng(f"swatch-{kind}")
+    poly = rough.rect_poly(x, y, size, size)
+    if kind in ("new", "running", "stored", "held"):
+        state = "running" if kind == "held" else kind
+        cv.fill(poly_d(poly), colour(state), TINT_OPACITY + 0.1)
+        cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour(state), width=1.2)
+    elif kind == "waiting":
+        cv.stroke(rough.rect(rng, x, y + 2, size, size - 4, 0.3, 1), colour("idle"), width=1.1)
+    elif kind in ("idle", "reserved"):
+        cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
+        cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("idle"), width=1.1)
+    elif kind == "freed":
+        cv.stroke(
+            rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3, dashed=True
+        )
+
+
+def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_X0) -> float:
+    """Swatch + word pairs left to right in the top strip; returns the x after the last."""
+    x = x0
+    for kind in kinds:
+        swatch(cv, kind, x, KEY_CY)
+        word = KEY_WORDS[ctx.lang][kind]
+        placed = cv.layout.place(
+            word,
+            x=x + SWATCH + 3,
+            cy=KEY_CY,
+            role="label",
+            size=SMALL_SIZE,
+            anchor="start",
+            floor=None,
+        )
+        x = placed.box.x1 + KEY_GAP
+    return x
+
+
+def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY) -> None:
+    """The 示意值 / illustrative tag: small words in a dashed-free hand-drawn box."""
+    placed = cv.layout.place(
+        TAG_WORDS[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE, anchor="end", floor=None
+    )
+    b = placed.box
+    rng = cv.rng("tag")
+    # a quick single-stroke box with softly cut corners (cheap: one short path)
+    x0, y0, x1, y1, k = b.x0 - 4, b.y0 - 1, b.x1 + 4, b.y1 + 1, 2.5
+    corners = [(x0 + k, y0), (x1 - k, y0), (x1, y0 + k), (x1, y1 - k), (x1 - k, y1),
+               (x0 + k, y1), (x0, y1 - k), (x0, y0 + k)]
+    cv.stroke(rough.jitter_poly(rng, corners, 0.4), width=1.1)

@@ -1,0 +1,203 @@
+"""The field registry (FIELDS.md): one page engine, many subjects.
+
+A field (`base.Field`) is the unit that makes a subject drawable: its cast, scenarios, scene
+kinds, ruler, walkthrough and prompt section. The page engine — plan, validate, sim, render,
+check, review — reaches fields only through this module, so the prompt, the validator and the
+renderer read the same registry. A concept names its field (`concept.field`; none = serving,
+the first field, so plans written before fields keep their meaning).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pipeline.draw.generic import GENERIC, GENERIC_SCENE
+from pipeline.draw.scene import SceneSpec
+from pipeline.errors import InputError
+from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
+from pipeline.fields.detect import Detection
+from pipeline.fields.serving import FIELD as SERVING
+from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue, Catalogues
+
+if TYPE_CHECKING:
+    from pipeline.artifacts.sim import SimResults
+    from pipeline.artifacts.sources import Corpus
+    from pipeline.config import PageConfig
+    from pipeline.errors import Violation
+    from pipeline.fields.cache import CacheStats
+    from pipeline.plan.model import Concept, Panel, Plan
+
+FIELDS: dict[str, Field] = {SERVING.id: SERVING}
+
+__all__ = [
+    "FIELDS", "GENERIC", "GENERIC_SCENE", "CompareRow", "Field", "Run", "WalkStep", "catalogues",
+    "concept_field", "fallback_catalogue", "page_fields",
+    "draw_panel_of", "field", "panel_run", "run_result", "scene_spec", "symbols", "walkthrough",
+]  # fmt: skip
+
+
+def field(field_id: str | None) -> Field:
+    """The registered field `field_id` (none: serving); InputError naming the known ones."""
+    wanted = field_id or DEFAULT_FIELD
+    if wanted not in FIELDS:
+        raise InputError(f"unknown field '{wanted}' (known: {', '.join(FIELDS)})")
+    return FIELDS[wanted]
+
+
+def concept_field(concept: Concept) -> str:
+    """The id of the field a concept belongs to (none named: serving)."""
+    return concept.field or DEFAULT_FIELD
+
+
+def catalogues(field_ids: Iterable[str] | None = None) -> Catalogues:
+    """The catalogues of `field_ids` (default: every registered field), in registry order."""
+    wanted = set(FIELDS) if field_ids is None else set(field_ids)
+    return Catalogues({fid: f.catalogue() for fid, f in FIELDS.items() if fid in wanted})
+
+
+def scene_spec(field_id: str | None, kind: str) -> SceneSpec | None:
+    """How `kind` is drawn for a concept of `field_id` (generic for every field), or None."""
+    if kind == GENERIC:
+        return GENERIC_SCENE
+    known = FIELDS.get(field_id or DEFAULT_FIELD)
+    return known.scenes().get(kind) if known is not None else None
+
+
+def panel_run(
+    plan: Plan, concept: Concept, panel: Panel, variant: str | None = None
+) -> Run | None:
+    """The engine run that draws a concept's panel, by its field's rules (None: no run)."""
+    known = FIELDS.get(concept_field(concept))
+    run = known.panel_run(plan, panel, variant) if known is not None else None
+    return run
+
+
+def run_result(run: Run, stats: CacheStats | None = None) -> Json:
+    """The run's result from its field's engine (cached by content)."""
+    return field(run.field).run(run, stats)
+
+
+def run_view(plan: Plan, concept: Concept, panel: Panel, sim: SimResults) -> Any:
+    """The typed view of the panel's run, as its field's scenes read it (None: not run)."""
+    run = panel_run(plan, concept, panel)
+    if run is None:
+        return None
+    result = sim.trace_json.get(run.key)
+    return field(run.field).view(result) if result is not None else None
+
+
+def run_values(
+    plan: Plan, concept: Concept, panel: Panel, sim: SimResults
+) -> Mapping[str, str]:
+    """The numbers a panel's caption may bind, from its run (empty when it has none)."""
+    run = panel_run(plan, concept, panel)
+    result = sim.trace_json.get(run.key) if run is not None else None
+    return field(run.field).values(result) if run is not None and result is not None else {}
+
+
+def draw_panel_of(
+    plan: Plan,
+    concept: Concept,
+    side: str,
+    panel: Panel,
+    sim: SimResults,
+    *,
+    lang: str,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    path: str | None = None,
+) -> str:
+    """One comic panel, drawn by its concept's field: the scene of that field (or generic) from
+    the panel's run. A scene the field does not have, or one that cannot draw the panel's
+    scenario, is refused (the validator says the same with the JSON path)."""
+    from pipeline.draw.panel import draw_panel
+
+    fid = concept_field(concept)
+    spec = scene_spec(fid, panel.scene)
+    owner = f"card {concept.id}, panel {side}"
+    if spec is None:
+        raise InputError(f"{owner}: the {fid} field has no '{panel.scene}' scene")
+    entry = field(fid).catalogue().scenario(panel.scenario)
+    if spec is not GENERIC_SCENE and entry is not None and panel.scene not in entry.scenes:
+        raise InputError(
+            f"{owner}: a '{panel.scene}' scene cannot draw scenario '{panel.scenario}' "
+            f"(drawn by: {', '.join(entry.scenes)})"
+        )
+    return draw_panel(
+        concept,
+        side,  # type: ignore[arg-type]  # "trouble" or "fix", as the plan names them
+        panel,
+        run_view(plan, concept, panel, sim),
+        run_values(plan, concept, panel, sim),
+        lang=lang,
+        scene=spec,
+        overrides=overrides or {},
+        path=path,
+    )
+
+
+def chosen_fields(corpus: Corpus, config: PageConfig) -> Detection:
+    """The fields a folder's page is drawn with: page.toml's `field` when it names any (checked
+    against the registry), else those detected from the articles (`pipeline.fields.detect`);
+    the general field is always among them."""
+    from pipeline.errors import ConfigError
+    from pipeline.fields.detect import GENERAL, detect
+
+    terms = {fid: f.terms for fid, f in FIELDS.items()}
+    if config.field:
+        unknown = [f for f in config.field if f not in FIELDS]
+        if unknown:
+            raise ConfigError(
+                f"page.toml: field: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)}; "
+                "`tujie fields` lists them)"
+            )
+        found = detect(corpus, terms, FIELDS)
+        named = tuple(dict.fromkeys([*config.field, GENERAL]))
+        return Detection(found.scores, tuple(f for f in named if f in FIELDS), found.words, True)
+    found = detect(corpus, terms, FIELDS)
+    return Detection(found.scores, tuple(f for f in found.chosen if f in FIELDS), found.words)
+
+
+def fallback_catalogue(
+    scenarios: Mapping[str, str], values_for: Callable[[Panel], Mapping[str, str]] | None
+) -> Catalogue:
+    """A serving catalogue from scenario descriptions alone, with the placeholders `values_for`
+    fills (for callers that do not run the simulator)."""
+    from pipeline.fields.serving.catalogue import fallback_catalogue as serving_fallback
+
+    return serving_fallback(scenarios, values_for)
+
+
+def plan_rules(plan: Plan, corpus: Corpus | None) -> list[Violation]:
+    """Every registered field's own rules (worked examples, cited effects, ...), with paths."""
+    return [v for f in FIELDS.values() for v in f.plan_rules(plan, corpus)]
+
+
+def symbols(field_ids: Iterable[str]) -> list[Symbol]:
+    """The shared drawings the page's fields `<use>`, in registry order."""
+    wanted = set(field_ids)
+    return [s for fid, f in FIELDS.items() if fid in wanted for s in f.symbols()]
+
+
+def page_fields(plan: Plan) -> list[str]:
+    """The fields a plan draws with, in registry order (serving when a concept names none)."""
+    used = {concept_field(c) for c in plan.concepts}
+    return [fid for fid in FIELDS if fid in used]
+
+
+def walkthrough(
+    plan: Plan, concept: Concept, sim: SimResults, lang: str
+) -> tuple[list[WalkStep], list[CompareRow]] | None:
+    """The stuck concept step by step, by its field (None: nothing to tell it from)."""
+    known = FIELDS.get(concept_field(concept))
+    return known.walkthrough(plan, concept, sim, lang) if known is not None else None
+
+
+def sweeps(field_ids: Sequence[str], stats: CacheStats | None = None) -> dict[str, Json]:
+    """Each field's measured sweep (the ruler's data), by field id."""
+    out: dict[str, Json] = {}
+    for fid in field_ids:
+        measured = field(fid).sweep(stats)
+        if measured is not None:
+            out[fid] = measured
+    return out

@@ -1,0 +1,97 @@
+"""What each general scene draws and which of a worked example's quantities it needs, by role
+(`panel.show`): the prompt's words, the validator's rules and the scenes' contract in one place.
+
+A role is (how many entries of it a panel may give, how many quantities each holds). Every
+quantity of one scene shares a unit where the scene compares them on one scale.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str
+    entries: tuple[int, int]  # how many `show` entries with this role (min, max)
+    size: tuple[int, int]  # how many quantities each entry names (min, max)
+    meaning: str
+
+
+@dataclass(frozen=True)
+class GeneralScene:
+    kind: str
+    shows: str
+    roles: tuple[Role, ...]
+    same_unit: bool = True  # its quantities are drawn on one scale
+
+    def role(self, name: str) -> Role | None:
+        return next((r for r in self.roles if r.name == name), None)
+
+
+GENERAL_SCENES: dict[str, GeneralScene] = {
+    s.kind: s
+    for s in (
+        GeneralScene(
+            "compare",
+            "two or three bars side by side on one scale, each a quantity with its label and "
+            "number (which is bigger, by how much)",
+            (Role("bars", (1, 1), (2, 3), "the quantities compared"),),
+        ),
+        GeneralScene(
+            "flow",
+            "things moving through stages left to right, each stage's rate; the slowest stage "
+            "is the bottleneck and, when things arrive faster than it, a queue grows before it",
+            (
+                Role("stages", (1, 1), (2, 5), "each stage's rate, in order"),
+                Role("arrival", (0, 1), (1, 1), "how fast things arrive (optional)"),
+            ),
+        ),
+        GeneralScene(
+            "container",
+            "a container (a budget of money, time or memory) filled by parts stacked in it "
+            "against its capacity line: it fits with room left, or overflows",
+            (
+                Role("capacity", (1, 1), (1, 1), "the container's size"),
+                Role("parts", (1, 1), (1, 6), "what fills it"),
+            ),
+        ),
+        GeneralScene(
+            "grid",
+            "a grid of slots (seats, pages, lines of a cache...), some held, some freed, the rest "
+            "free; at most 48 slots",
+            (
+                Role("slots", (1, 1), (1, 1), "how many slots there are"),
+                Role("held", (1, 1), (1, 1), "how many are held"),
+                Role("freed", (0, 1), (1, 1), "how many were just freed (optional)"),
+            ),
+            same_unit=False,
+        ),
+        GeneralScene(
+            "lanes",
+            "one lane per actor on a time axis, each lane a row of segments in order (waiting, "
+            "working, ...), so who waits and who works when shows at a glance",
+            (Role("lane", (1, 4), (1, 6), "one lane: its segments' durations, in order"),),
+        ),
+        GeneralScene(
+            "before_after",
+            "one quantity before and after a change, as two bars with the change marked",
+            (
+                Role("before", (1, 1), (1, 1), "the quantity before"),
+                Role("after", (1, 1), (1, 1), "the quantity after"),
+            ),
+        ),
+    )
+}
+MAX_GRID_SLOTS = 48
+
+
+def role_text(scene: GeneralScene) -> str:
+    """The scene's roles as the prompt lists them: `capacity` (1 quantity): the container's size."""
+    parts = []
+    for r in scene.roles:
+        times = "" if r.entries == (1, 1) else f", {r.entries[0]}-{r.entries[1]} entries"
+        size = f"{r.size[0]}" if r.size[0] == r.size[1] else f"{r.size[0]}-{r.size[1]}"
+        parts.append(f"`{r.name}` ({size} quantit{'y' if size == '1' else 'ies'}{times}): "
+                     f"{r.meaning}")
+    return "; ".join(parts)

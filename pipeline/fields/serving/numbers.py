@@ -1,0 +1,60 @@
+"""The serving field's numbers as the review lists them: for a trace a panel draws, its
+requests' latencies and counts and the run's totals (the values a caption may bind), each with a
+label and a unit ("D's TTFT 8.8 ms")."""
+
+from __future__ import annotations
+
+from pipeline.artifacts.sim import trace_values
+from pipeline.artifacts.trace import Json, TraceView
+from pipeline.fields.serving.walkthrough import time_unit
+
+REQUEST_LABELS = {
+    "arrival": "arrival",
+    "first_token": "first token at",
+    "finish": "finish",
+    "output_tokens": "output tokens",
+    "ttft": "TTFT",
+    "tpot": "TPOT",
+    "e2el": "end-to-end latency",
+    "preemptions": "preemptions",
+    "prefix_hit_tokens": "prefix-cache hit tokens",
+    "first_step": "first step",
+    "wait": "steps waited",
+}
+RUN_LABELS = {
+    "steps": "steps",
+    "tokens": "tokens computed",
+    "preempted": "preemptions",
+    "duration": "duration",
+    "throughput": "output throughput",
+    "min_free_blocks": "fewest free KV blocks",
+}
+TIMED = frozenset({"arrival", "first_token", "finish", "ttft", "tpot", "e2el", "duration"})
+UNIT_WORDS = {"step": "steps", "ms": "ms", "s": "s"}
+
+
+def _label(key: str) -> str:
+    request, _, field = key.rpartition(".")
+    if request:
+        return f"{request}'s {REQUEST_LABELS.get(field, field)}"
+    return RUN_LABELS.get(key, key)
+
+
+def _unit(key: str, unit: str) -> str:
+    field = key.rpartition(".")[2]
+    if field in TIMED:
+        return unit
+    if key == "throughput" and unit:
+        return f"tokens per {unit.rstrip('s')}"
+    return ""
+
+
+
+
+def shown_numbers(result: Json) -> list[tuple[str, str, str, str]]:
+    """(key, label, value, unit) of every number a panel's trace offers the page."""
+    trace = TraceView.from_json(result)
+    unit = UNIT_WORDS.get(time_unit(trace), "")
+    return [
+        (key, _label(key), value, _unit(key, unit)) for key, value in trace_values(trace).items()
+    ]

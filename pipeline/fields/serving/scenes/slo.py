@@ -1,0 +1,158 @@
+"""slo: goodput under service-level objectives, one lane per request on a shared time axis.
+
+Each lane shows the request's arrival, its output tokens (the first orange, the rest green) and
+two deadlines: the TTFT line (arrival + the TTFT objective, orange) and the TPOT line (first token
++ the TPOT objective per later token, green). A token past its line is ringed; the right column
+says meets (check) or misses (cross, with what was missed). Below: request throughput against
+goodput. The objectives come from the trace's `figures` (`slo_ttft`, `slo_tpot`); the verdicts,
+throughput and goodput from the trace itself.
+"""
+
+from __future__ import annotations
+
+from pipeline.artifacts.trace import RequestView, TraceView
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas
+from pipeline.draw.palette import INK
+from pipeline.errors import InputError
+from pipeline.fields.serving.scenes.common import (
+    KEY_CY,
+    SCENE_X0,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    fmt,
+)
+from pipeline.fields.serving.scenes.lanes import (
+    TRACK_X0,
+    TimeScale,
+    check,
+    cross,
+    dot,
+    lane_bean,
+    lane_cy,
+    lane_ids,
+    tick,
+    track,
+)
+
+TRACK_X1 = 296.0
+VERDICT_X = 312.0
+MISSED_X = 324.0
+SUMMARY_CY = 190.0
+RING_R = 7.5
+HEADROOM = 1.03
+TEXT = {
+    "zh": {"slo": "目标", "ttft": "首字 {v}", "tpot": "每字 {v} {u}", "ttft_miss": "首字",
+           "tpot_miss": "每字", "both_miss": "都超",
+           "sum": "吞吐 {rt} 个/{u}，有效吞吐 {gp} 个/{u}（{good}/{n} 达标）",
+           "ms": "毫秒", "step": "步"},
+    "en": {"slo": "SLO", "ttft": "TTFT {v}", "tpot": "TPOT {v} {u}", "ttft_miss": "TTFT",
+           "tpot_miss": "TPOT", "both_miss": "both",
+           "sum": "throughput {rt}/{u}, goodput {gp}/{u} ({good} of {n} meet)",
+           "ms": "ms", "step": "step"},
+}
+
+
+def read_slo(trace: TraceView) -> tuple[float, float]:
+    """The TTFT and TPOT objectives the trace was judged against (its `figures`)."""
+    fig = trace.figures
+    missing = [k for k in ("slo_ttft", "slo_tpot") if k not in fig]
+    if missing:
+        scenario = trace.scenario.id if trace.scenario.id is not None else "?"
+        raise InputError(
+            f"slo scene: trace of scenario {scenario!r} has no figures {missing}; "
+            "draw it from the goodput scenario (sim.presets.scenarios.run_preset('goodput/...'))"
+        )
+    return float(fig["slo_ttft"]), float(fig["slo_tpot"])
+
+
+def tpot_deadline(req: RequestView, slo_tpot: float) -> float | None:
+    """When the last token is due if every token after the first keeps the TPOT objective."""
+    times = req.token_times
+    if len(times) < 2:
+        return None
+    return times[0] + slo_tpot * (len(times) - 1)
+
+
+def missed(req: RequestView, slo_ttft: float, slo_tpot: float) -> tuple[bool, bool]:
+    """(TTFT missed, TPOT missed), read off the same numbers the simulator judged."""
+    ttft_miss = req.ttft is None or req.ttft > slo_ttft + 1e-9
+    tpot_miss = req.tpot is not None and req.tpot > slo_tpot + 1e-9
+    return ttft_miss, tpot_miss
+
+
+def _two(v: float | None) -> str:
+    return "?" if v is None else f"{v:.2f}"
+
+
+def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    trace = ctx.trace
+    assert trace is not None
+    words = TEXT[ctx.lang]
+    slo_ttft, slo_tpot = read_slo(trace)
+    unit = words["ms"] if trace.cost.time_unit == "ms" else words["step"]
+    rids = lane_ids(trace)
+    reqs = [trace.requests[r] for r in rids]
+    ends = [t for r in reqs for t in r.token_times] + [r.arrival + slo_ttft for r in reqs]
+    ends += [d for r in reqs if (d := tpot_deadline(r, slo_tpot)) is not None]
+    scale = TimeScale(max(ends) * HEADROOM, TRACK_X0, TRACK_X1)
+
+    # the objectives, as a key: each word after the mark that draws it
+    x = SCENE_X0
+    placed = cv.layout.place(words["slo"], x=x, cy=KEY_CY, role="label", size=SMALL_SIZE,
+                             anchor="start", floor=None)
+    for kind, text in (("new", words["ttft"].format(v=fmt(slo_ttft))),
+                       ("running", words["tpot"].format(v=fmt(slo_tpot), u=unit))):
+        x = placed.box.x1 + 9
+        tick(cv, f"key-{kind}", x, KEY_CY, kind, half=6.5)
+        placed = cv.layout.place(text, x=x + 5, cy=KEY_CY, role="label", size=SMALL_SIZE,
+                                 anchor="start", floor=None)
+
+    verdicts: list[str] = []
+    for i, (rid, req) in enumerate(zip(rids, reqs, strict=True)):
+        cy = lane_cy(i)
+        ttft_miss, tpot_miss = missed(req, slo_ttft, slo_tpot)
+        ok = req.meets_slo if req.meets_slo is not None else not (ttft_miss or tpot_miss)
+        lane_bean(cv, ctx, i, rid, cy, "new" if req.arrival > 0 else "running")
+        track(cv, f"track-{rid}", scale.x(req.arrival), TRACK_X1, cy)
+        ax = scale.x(req.arrival)
+        cv.stroke(rough.line(cv.rng(f"arr-{rid}"), (ax, cy - 6), (ax, cy + 6), 0.2, 1), INK,
+                  width=1.4)
+        tick(cv, f"ttft-line-{rid}", scale.x(req.arrival + slo_ttft), cy, "new")
+        due = tpot_deadline(req, slo_tpot)
+        if due is not None:
+            tick(cv, f"tpot-line-{rid}", scale.x(due), cy, "running")
+        times = req.token_times
+        with cv.batch():
+            for k, t in enumerate(times):
+                dot(cv, f"tok-{rid}-{k}", scale.x(t), cy, "new" if k == 0 else "running")
+        late = ([0] if ttft_miss and times else []) + ([len(times) - 1] if tpot_miss else [])
+        for k in late:
+            cv.stroke(rough.ellipse(cv.rng(f"late-{rid}-{k}"), scale.x(times[k]), cy, RING_R,
+                                    RING_R, 0.5, 1), INK, width=1.3)
+        if ok:
+            check(cv, f"ok-{rid}", VERDICT_X, cy)
+            verdicts.append(f"{rid} ✓")
+        else:
+            cross(cv, f"miss-{rid}", VERDICT_X, cy)
+            what = ("both_miss" if ttft_miss and tpot_miss
+                    else "ttft_miss" if ttft_miss else "tpot_miss")
+            cv.layout.place(words[what], x=MISSED_X, cy=cy, role="label", size=SMALL_SIZE,
+                            anchor="start", floor=None)
+            verdicts.append(f"{rid} ✗ {words[what]}")
+
+    summary = trace.summary
+    good = summary.good_requests if summary.good_requests is not None else sum(
+        1 for r in reqs if r.meets_slo)
+    line = words["sum"].format(rt=_two(summary.request_throughput), gp=_two(summary.goodput),
+                               u=unit, good=good, n=len(trace.requests))
+    cv.layout.place(line, x=SCENE_X0, cy=SUMMARY_CY, role="label", size=SMALL_SIZE + 0.5,
+                    anchor="start", floor=None, max_width=368)
+    if ctx.lang == "zh":
+        desc = (f"服务目标：首字 {fmt(slo_ttft)} {unit} 内、之后每字 {fmt(slo_tpot)} {unit}；"
+                f"{'，'.join(verdicts)}；{line}。")
+    else:
+        desc = (f"SLOs: first token within {fmt(slo_ttft)} {unit}, then {fmt(slo_tpot)} {unit} "
+                f"per token; {', '.join(verdicts)}; {line}.")
+    return SceneResult(desc, True)
