@@ -162,12 +162,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.plan.model import dump_plan
 
     console = _console(args.json)
+    bounds = bounds_from_options(args.max_calls, args.yes, args.deadline)  # before any work
     made = extract_plan_for(
         _prepare(args),
         refresh=args.refresh,
         save=args.save,
         force=args.force,
-        bounds=bounds_from_options(args.max_calls, args.yes, args.deadline),
+        bounds=bounds,
         notify=lambda line: console.print(_shown(line), soft_wrap=True),
     )
     console.print(

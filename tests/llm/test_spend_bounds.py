@@ -231,3 +231,36 @@ def test_cli_plan_against_a_deep_reply_prints_one_line_and_the_spend(
     assert "Traceback" not in result.stderr
     [line] = [ln for ln in result.stderr.splitlines() if ln.startswith("error:")]
     assert "nested more than 64 levels deep" in line and "spent: 1 call(s)" in line
+
+
+# ---------------------------------------------------------------------------------------------
+# The CLI: the refusal, the flags, the estimate printed before the run
+
+
+def test_tujie_plan_over_the_cap_exits_2_and_with_yes_prints_the_estimate_first(
+    fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    from test_plan_cli import EXAMPLE, _env, _shipped_answer, run_plan
+
+    articles = len([p for p in EXAMPLE.iterdir() if p.suffix == ".md" and p.stem[0].isdigit()])
+    fake.count_tokens = 10**6  # the notes path: one call per article
+    refused = run_plan(tmp_path / "out", _env(fake), "--max-calls", "3")
+    assert refused.returncode == 2, refused.stderr
+    assert "Traceback" not in refused.stderr and fake.messages() == []
+    [line] = [ln for ln in refused.stderr.splitlines() if ln.startswith("error:")]
+    assert f"needs {articles + 3} more model calls" in line and "--max-calls" in line
+    fake.replies = [plan_reply(NOTES) for _ in range(articles)] + [plan_reply(_shipped_answer())]
+    done = run_plan(tmp_path / "out", _env(fake), "--yes")
+    assert done.returncode == 0, done.stderr
+    planned = [ln for ln in done.stdout.splitlines() if ln.startswith("planned:")]
+    assert len(planned) == 1 and "est. cost at most $" in planned[0], done.stdout
+    assert done.stdout.index("planned:") < done.stdout.index("plan: ")  # before, not after
+    assert len(fake.messages()) == articles + 1
+
+
+def test_tujie_plan_with_a_cap_of_zero_is_a_usage_error(fake: FakeAnthropic, tmp_path: Path) -> None:
+    from test_plan_cli import _env, run_plan
+
+    result = run_plan(tmp_path / "out", _env(fake), "--max-calls", "0")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "error: --max-calls 0: give a number of calls of at least 1" in result.stderr
