@@ -163,12 +163,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.build.runner import extract_plan_for
+    from pipeline.plan.bounds import bounds_from_options
     from pipeline.plan.model import dump_plan
 
-    made = extract_plan_for(
-        _prepare(args), refresh=args.refresh, save=args.save, force=args.force
-    )
     console = _console(args.json)
+    bounds = bounds_from_options(args.max_calls, args.yes, args.deadline)  # before any work
+    made = extract_plan_for(
+        _prepare(args),
+        refresh=args.refresh,
+        save=args.save,
+        force=args.force,
+        bounds=bounds,
+        notify=lambda line: console.print(_shown(line), soft_wrap=True),
+    )
     console.print(
         f"plan: {len(made.plan.concepts)} concepts ({made.how} path"
         f"{', cached' if made.cached else ''}) → {_shown(made.path)}"

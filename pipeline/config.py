@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import ConfigError
+from pipeline.reader import CONFIG, FileRefused, read_text
 from pipeline.urls import has_credentials
 
 MAX_TITLE = 40  # = Plan.title's max_length
@@ -94,16 +95,21 @@ class PageConfig(BaseModel):
 
 
 def load_config(folder: Path) -> PageConfig:
-    """Read `folder/page.toml` (absent → defaults); ConfigError names the file and the key."""
+    """Read `folder/page.toml` (absent → defaults) through `pipeline.reader` (a regular file
+    inside the folder, at most MAX_CONFIG_BYTES, UTF-8); ConfigError names the file and the key."""
     path = folder / CONFIG_FILE
-    if not path.exists():
-        return PageConfig()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot be read as UTF-8 ({err})") from None
+        text = read_text(path, folder, CONFIG)
+    except FileRefused as why:
+        if why.missing:
+            return PageConfig()
+        raise ConfigError(f"{path}: {why}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
     try:
         return PageConfig.model_validate(data)
     except ValidationError as err:

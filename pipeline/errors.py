@@ -7,11 +7,15 @@ TujieError                      base; never raised itself
 │   ├── PlanError               plan.json is malformed or breaks the page rules
 │   └── SimulationFailed        the simulator refused a scenario the plan names
 ├── UsageError (2)              the command line itself is wrong
+│   └── CallCapRefused          the plan would pass the model-call cap: --max-calls N / --yes
 ├── OutputError (2)             the output folder cannot be written
 ├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
 │   └── DiskFull                no space left on the device a file was being written to
 ├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
-│   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
+│   ├── PlanRepairFailed        the model's plan still breaks the rules after the last round
+│   ├── DeadlinePassed          a model call was not answered by its deadline
+│   └── LLMStopped              stopped part-way (deadline, call cap, unreadable reply): the
+│                               spend so far is in the line
 ├── BuildProblems (1)           the build ran but found problems (check failures, ...)
 ├── PublishRefused (1)          publish will not run: check failed, links unverified, stale
 └── LockHeld (1)                another build of the folder or publish to the site is running
@@ -95,6 +99,11 @@ class UsageError(TujieError):
     """The command line is wrong (unknown option, missing argument)."""
 
 
+class CallCapRefused(UsageError):
+    """The plan would make more paid model calls than the cap allows: refused before the first
+    of them, with the estimated cost and the flag that allows it (`--max-calls N`, `--yes`)."""
+
+
 class OutputError(TujieError):
     """The output folder or a file in it cannot be written."""
 
@@ -167,6 +176,23 @@ class PlanRepairFailed(LLMError):
             f"the model's plan still breaks {len(self.violations)} rule(s) after {attempts} "
             f"attempt(s), e.g. {self.violations[0] if self.violations else '?'}{where}"
         )
+
+
+class DeadlinePassed(LLMError):
+    """A model call (or the token count, or the whole plan) had no complete answer by its
+    deadline; the message names which. The plan session re-raises it as `LLMStopped`."""
+
+
+class LLMStopped(LLMError):
+    """The extraction was stopped part-way on purpose: a deadline passed, the cap on model calls
+    was reached, or a reply could not be read. The one line ends with what was spent so far
+    (`spent`, formatted by the caller, which knows the prices); `usage` and `model` carry it."""
+
+    def __init__(self, reason: str, usage: LLMUsage, model: str, spent: str):
+        self.reason = reason
+        self.usage = usage
+        self.model = model
+        super().__init__(f"{reason}; {spent}")
 
 
 class BuildProblems(TujieError):

@@ -22,13 +22,13 @@ from pipeline.atomic import write_atomic
 from pipeline.build.state import (
     Build,
     sha256_bytes,
-    sha256_file,
     source_tree_hash,
 )
 from pipeline.config import CONFIG_FILE, PageConfig
 from pipeline.errors import ConfigError, EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.plan.bounds import SpendBounds
 from pipeline.plan.catalogue import Catalogues
-from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
+from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan, read_plan_text
 
 
 def stage_ingest(build: Build) -> Corpus:
@@ -67,7 +67,8 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     origin = "llm" if llm else "shipped" if shipped.exists() else "extracted" if reused else "none"
     key = [
         corpus_key,
-        sha256_file(shipped) if shipped.exists() else "-",
+        # Read like load_plan reads it (a FIFO or a link out of the folder is refused here).
+        sha256_bytes(read_plan_text(shipped).encode()) if shipped.exists() else "-",
         origin,
         build.config.model_dump_json(),
     ]
@@ -232,8 +233,16 @@ def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Viol
     return rules
 
 
-def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> Any:
-    """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost)."""
+def extract_with_llm(
+    build: Build,
+    corpus: Corpus,
+    *,
+    refresh: bool = False,
+    bounds: SpendBounds | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Any:
+    """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost), within `bounds`
+    (None: the default cap on calls and deadlines)."""
     from pipeline.plan.extract import extract_plan
 
     return extract_plan(
@@ -245,6 +254,8 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         rules=page_rules(corpus, build.config),
         progress=list(build.config.progress),
         refresh=refresh,
+        bounds=bounds,
+        notify=notify,
     )
 
 
