@@ -51,7 +51,7 @@ def test_tujie_plan_with_a_bad_port_exits_3_without_a_traceback(tmp_path: Path) 
     assert result.returncode == 3, result.stderr
     assert "Traceback" not in result.stderr and PASSWORD not in result.stderr
     [line] = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert line.startswith("error: ANTHROPIC_BASE_URL = http://proxy:***@127.0.0.1:abc")
+    assert line.startswith("error: ANTHROPIC_BASE_URL = http://***@127.0.0.1:abc")
 
 
 def test_the_password_of_a_working_base_url_never_reaches_an_error(fake: FakeAnthropic) -> None:
