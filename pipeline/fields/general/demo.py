@@ -27,6 +27,7 @@ Side = Literal["trouble", "fix"]
 # (name, zh label, en label, zh unit, en unit, value or formula)
 Spec = tuple[str, str, str, str, str, float | str]
 YUAN, MIN, RATE, SEATS = ("元", "yuan"), ("分钟", "min"), ("位/时", "/h"), ("座", "seats")
+DISH, HOURS = ("份/时", "/h"), ("小时", "h")
 
 
 def q(name: str, zh: str, en: str, unit: tuple[str, str], value: float | str) -> Spec:
@@ -134,6 +135,30 @@ SAMPLES: tuple[Sample, ...] = (
            (q("old", "通勤", "commute", MIN, 50), q("new", "通勤", "commute", MIN, 30),
             q("saved", "省下", "saved", MIN, "old - new")),
            (("before", ("old",)), ("after", ("new",)))),
+    # at the kinds' limits: five stages, six parts, four lanes, 48 slots
+    Sample("flow-five-stages", "flow", ("炒菜最慢，一小时 {fry} 份", "frying is slowest: {fry}/h"),
+           (q("orders", "点菜", "orders", DISH, 10), q("wash", "洗菜", "wash", DISH, 30),
+            q("cut", "切菜", "chop", DISH, 20), q("fry", "炒菜", "fry", DISH, 8),
+            q("plate", "装盘", "plate", DISH, 40), q("serve", "上菜", "serve", DISH, 60)),
+           (("arrival", ("orders",)), ("stages", ("wash", "cut", "fry", "plate", "serve")))),
+    Sample("container-six-parts", "container", ("一天 {day} 小时不够用", "{day} hours are not enough"),
+           (q("day", "一天", "a day", HOURS, 24), q("sleep", "睡觉", "sleep", HOURS, 8),
+            q("work", "上班", "work", HOURS, 9), q("commute", "通勤", "commute", HOURS, 2),
+            q("meals", "吃饭", "meals", HOURS, 2), q("chores", "家务", "chores", HOURS, 2),
+            q("phone", "刷手机", "phone", HOURS, 3)),
+           (("capacity", ("day",)),
+            ("parts", ("sleep", "work", "commute", "meals", "chores", "phone")))),
+    Sample("lanes-four", "lanes", ("一个灶，D 等了 {d_wait} 分钟", "one stove: D waits {d_wait} min"),
+           (q("a_wait", "等", "wait", MIN, 0), q("a_cook", "炒", "cook", MIN, 3),
+            q("b_wait", "等", "wait", MIN, 3), q("b_cook", "炒", "cook", MIN, 3),
+            q("c_wait", "等", "wait", MIN, 6), q("c_cook", "炒", "cook", MIN, 2),
+            q("d_wait", "等", "wait", MIN, 8), q("d_cook", "炒", "cook", MIN, 2)),
+           (("lane", ("a_wait", "a_cook")), ("lane", ("b_wait", "b_cook")),
+            ("lane", ("c_wait", "c_cook")), ("lane", ("d_wait", "d_cook"))), ("A", "B", "C", "D")),
+    Sample("grid-many-slots", "grid", ("{spaces} 个车位", "{spaces} parking spaces"),
+           (q("spaces", "车位", "spaces", ("个", ""), 48), q("parked", "停着", "parked", ("个", ""), 30),
+            q("left", "刚开走", "just left", ("个", ""), 6)),
+           (("slots", ("spaces",)), ("held", ("parked",)), ("freed", ("left",)))),
 )
 # fmt: on
 BY_NAME = {s.name: s for s in SAMPLES}
@@ -145,6 +170,8 @@ CARDS = (
     ("grid-some-free", "grid-full"),
     ("lanes-one-till", "lanes-two-tills"),
     ("before-after-down", "before-after-up"),
+    ("flow-five-stages", "container-six-parts"),
+    ("lanes-four", "grid-many-slots"),
 )
 
 

@@ -21,6 +21,7 @@ from pipeline.fields.general.scenes.common import (
     HATCH_OPACITY,
     LABEL_SIZE,
     NEUTRAL_GAP,
+    SMALL,
     amount,
     fitted_height,
     leader,
@@ -41,7 +42,11 @@ LABEL_X = 166.0
 LABEL_RIGHT = 384.0
 LIP = 8.0  # the walls rise this far above the capacity line
 PAD = 3.0  # parts sit this far inside the walls
-COLUMN_GAP = 5.0  # between two labels of the column
+# the column's text size and the gap between two labels: roomy first, then the smallest
+COLUMN_SETTINGS = ((LABEL_SIZE, 5.0), (SMALL, 1.5))
+# the column may use the top strip's height (this scene has no key there: only the 示意值 tag,
+# which the layout keeps it clear of) and reaches to 4 px above the caption's rule
+COLUMN_TOP, COLUMN_BOTTOM = SCENE_TOP - 4, SCENE_Y1 + 2
 # light enough under the dashes; page.css lays exactly this opacity on thicker over the dark board
 OVER_OPACITY = 0.3
 
@@ -51,7 +56,6 @@ class Label:
     text: str
     target: float  # the y it points at
     anchor: float  # the x its pen line starts from
-    height: float  # of its box in the column (it may wrap to two lines)
 
 
 def _segment(cv: Canvas, eid: str, y0: float, y1: float, angle: float, over: bool) -> None:
@@ -78,8 +82,7 @@ def _segment(cv: Canvas, eid: str, y0: float, y1: float, angle: float, over: boo
 
 
 def _label(cv: Canvas, lang: str, text: str, target: float, anchor: float) -> Label:
-    height = fitted_height(cv, text, lang, LABEL_SIZE, LABEL_RIGHT - LABEL_X, 2)
-    return Label(text, target, anchor, height)
+    return Label(text, target, anchor)
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
@@ -162,26 +165,19 @@ def _region_label(
 
 
 def _column(cv: Canvas, lang: str, labels: list[Label]) -> None:
-    """The labels top to bottom beside the box, each near the height it points at."""
+    """The labels top to bottom beside the box, each near the height it points at; a crowded
+    column is set at the smallest size, with the layout's least gap."""
     order = sorted(labels, key=lambda lb: lb.target)
-    heights = [lb.height for lb in order]
-    centres = spread([lb.target for lb in order], heights, SCENE_TOP, SCENE_Y1, COLUMN_GAP)
-    if centres is None:
-        raise refuse(
-            cv,
-            KIND,
-            f"has {len(labels)} labels, more than its column holds: show "
-            "fewer parts or shorter labels",
-        )
+    room = LABEL_RIGHT - LABEL_X
+    for size, gap in COLUMN_SETTINGS:
+        heights = [fitted_height(cv, lb.text, lang, size, room, 2) for lb in order]
+        centres = spread([lb.target for lb in order], heights, COLUMN_TOP, COLUMN_BOTTOM, gap)
+        if centres is not None:
+            break
+    else:
+        raise refuse(cv, KIND, f"has {len(labels)} labels, more than its column holds: show "
+                     "fewer parts or shorter labels")
     for k, (lb, cy) in enumerate(zip(order, centres, strict=True)):
-        cv.layout.place(
-            lb.text,
-            x=LABEL_X,
-            cy=cy,
-            role="label",
-            size=LABEL_SIZE,
-            anchor="start",
-            max_width=LABEL_RIGHT - LABEL_X,
-            max_lines=2,
-        )
+        cv.layout.place(lb.text, x=LABEL_X, cy=cy, role="label", size=size, anchor="start",
+                        max_width=room, max_lines=2)
         leader(cv, f"leader-{k}", (lb.anchor, lb.target), (LABEL_X - 5, cy))

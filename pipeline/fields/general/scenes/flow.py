@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.palette import PAPER, TINT_OPACITY, colour
+from pipeline.draw.palette import colour, tint
 from pipeline.draw.scene import SCENE_TOP, SCENE_X0, SCENE_X1, SCENE_Y1, SceneContext, SceneResult
 from pipeline.fields.general.example import QuantityView
 from pipeline.fields.general.scenes.common import (
@@ -42,13 +42,11 @@ STAGE_SIZE = 15.0
 
 
 def _token(cv: Canvas, eid: str, x: float, y: float) -> None:
-    """One waiting arrival: a small orange disc on paper (the pipe's lines stay behind it)."""
-    pts = rough.ellipse_points(x, y, TOKEN_R, TOKEN_R)
-    cv.fill(rough.smooth_closed(pts), PAPER)
+    """One waiting arrival: a small disc in the cast's solid "new" tint (a thin tint of orange
+    turns brown on the dark board), outlined orange; the pipe's lines stay behind it."""
     cv.shape(
         rough.ellipse(cv.rng(eid), x, y, TOKEN_R, TOKEN_R, 0.3, 1),
-        fill=colour("new"),
-        opacity=TINT_OPACITY + 0.15,
+        fill=tint("new"),
         colour=colour("new"),
         width=1.3,
     )
@@ -175,7 +173,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 
 def _stage_words(cv: Canvas, ctx: SceneContext, q: QuantityView, x: float, width: float) -> None:
     """The stage's label, and its rate under it, in its own column below the pipe."""
-    room = width - 6
+    room = width - 12  # air between neighbouring columns
     h = fitted_height(cv, q.label, ctx.lang, STAGE_SIZE, room, 2)
     label = cv.layout.place(
         q.label,

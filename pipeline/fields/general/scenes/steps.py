@@ -113,7 +113,7 @@ def draw_worked_step(view: ExampleView, name: str, *, lang: str, seed_id: str) -
         shared_filter=shared_filter("s", sid),
         min_text=MIN_TEXT,
     )
-    x = INSET + 2
+    x = (WIDTH - total) / 2  # centred: the strip spans a whole phone column
     for p in reads:
         w = _token_width(p, lang, detail)
         _token(cv, lang, p, x, w, detail, False)
