@@ -13,7 +13,6 @@ from html import escape
 from pathlib import Path
 from typing import Literal
 
-from pipeline import fonts
 from pipeline.draw.defs import draw_symbol_defs
 from pipeline.draw.panel import draw_panel
 from pipeline.fields.general import FIELD
@@ -21,6 +20,7 @@ from pipeline.fields.general.example import ExampleView, evaluate_example
 from pipeline.fields.general.scenes import draw_worked_step
 from pipeline.paths import templates_dir
 from pipeline.plan.model import Concept, Panel, Quantity, ShowRole, WorkedExample
+from pipeline.render.fonts_used import font_css, font_text
 
 LANGS = ("zh", "en")
 Side = Literal["trouble", "fix"]
@@ -249,9 +249,9 @@ def body(lang: str) -> str:
 
 def page(theme: str) -> str:
     text = "".join(body(lang) for lang in LANGS)
-    faces = "".join(
-        f.css() for fam in (fonts.HAND_ZH, fonts.HAND_EN) for f in fonts.subset_faces(fam, text)
-    )
+    # each family subset to the characters it sets, as the page does (digits in a Chinese
+    # label are set in Ma Shan Zheng: a subset cut from the text alone would lack them)
+    faces = font_css(font_text(text))
     css = (templates_dir() / "page.css").read_text(encoding="utf-8")
     return (
         f'<!doctype html><html lang="zh" data-theme="{theme}"><head><meta charset="utf-8">'
