@@ -76,6 +76,7 @@ RUN_MEANINGS: dict[str, tuple[str, str]] = {
     "bubble_pct": ("the pipeline's idle share of the span (all GPUs)", "%"),
     "tokens_per_s": ("training tokens per second, whole cluster", "tokens/s"),
     "mfu_pct": ("model FLOPs utilisation: model FLOPs done / the GPUs' dense peak", "%"),
+    "exposed_comm": ("time the critical GPU waits on communication in the step", TIME),
     "comm_ms": ("all communication of the step on the critical GPU", "ms"),
     "exposed_ms": ("communication not hidden behind compute", "ms"),
     "peak_gb": ("memory of the fullest GPU", "GB"),

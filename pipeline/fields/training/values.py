@@ -64,6 +64,7 @@ def training_values(view: TrainingView) -> dict[str, str]:
         values["span"] = clock(view, view.span)
         values["bubble_pct"] = number(100.0 * view.bubble_fraction)
     if not view.unit_cost:
+        values["exposed_comm"] = clock(view, step.exposed_comm)
         values["comm_ms"] = number(1000.0 * step.comm_total)
         values["exposed_ms"] = number(1000.0 * step.exposed_comm)
     peak = view.peak
