@@ -235,7 +235,7 @@ def test_the_1f1b_walkthrough_tells_who_runs_what() -> None:
     assert steps[3].sentence == "At t = 3: GPU 0 runs F4, GPU 1 runs F3, GPU 2 runs F2, GPU 3 runs F1."
     # the last stage turns the first micro-batch back while the others wait for its gradient
     assert steps[4].sentence == "At t = 4: GPU 3 runs B1, GPU 0, 1, 2 idle."
-    assert steps[-1].sentence.endswith("the step ends at 33.")
+    assert steps[-1].sentence.endswith("idle; the last action, and the step ends at 33.")
     for moment in told:  # each GPU's action is the timeline's at that moment
         for rank, action in enumerate(moment.doing):
             lane = view.timeline[rank]

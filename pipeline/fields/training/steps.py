@@ -5,8 +5,9 @@ already run filled (forward light green, backward hatched), the ones running at 
 outlined bold, the ones still to come only faintly outlined, a cursor at the moment.
 
 `draw_ring_strip`: the ring's GPUs side by side, each with its gradient cut into n chunks; a
-chunk's blue deepens with how many GPUs' gradients it has summed (full blue: all n), after the
-given ring step, computed by replaying the ring (`chunk_counts`).
+chunk's blue deepens with how many GPUs' gradients it has summed (full blue: all n) after the
+given ring step, computed by replaying the ring (`chunk_counts`); the chunk each GPU has just
+received from its neighbour is outlined in ink.
 """
 
 from __future__ import annotations
@@ -74,22 +75,24 @@ def draw_moment_strip(view: TrainingView, moment: Moment, index: int, *, lang: s
     return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=desc)
 
 
+def _passed(n: int, op: str, s: int, g: int) -> int:
+    """The chunk GPU g passes on in ring step `s` (from 1): the reduce-scatter's n-1 steps send
+    chunk (g - s + 1) mod n, an all-reduce's all-gather then sends the summed (g - s' + 2)."""
+    scatter = n - 1 if op in ("all_reduce", "reduce_scatter") else 0
+    return (g - s + 1) % n if s <= scatter else (g - (s - scatter) + 2) % n
+
+
 def chunk_counts(n: int, op: str, step: int) -> list[list[int]]:
-    """How many GPUs' gradients each GPU's chunk c holds after ring `step` (from 1): the
-    reduce-scatter's n-1 steps (GPU g passes chunk (g - s + 1) mod n on, and the next adds it),
-    then for an all-reduce the all-gather's (GPU g passes its summed chunk (g - s + 2) mod n)."""
+    """How many GPUs' gradients each GPU's chunk c holds after ring `step`: in the
+    reduce-scatter the next GPU adds the passed chunk to its own, in the all-gather it keeps it
+    (the sum of all n)."""
     counts = [[1] * n for _ in range(n)]
     scatter = n - 1 if op in ("all_reduce", "reduce_scatter") else 0
     for s in range(1, step + 1):
         before = [row[:] for row in counts]
         for g in range(n):
-            nxt = (g + 1) % n
-            if s <= scatter:
-                c = (g - s + 1) % n
-                counts[nxt][c] = before[nxt][c] + before[g][c]
-            else:
-                c = (g - (s - scatter) + 2) % n
-                counts[nxt][c] = n
+            nxt, c = (g + 1) % n, _passed(n, op, s, g)
+            counts[nxt][c] = before[nxt][c] + before[g][c] if s <= scatter else n
     return counts
 
 
@@ -109,13 +112,15 @@ def draw_ring_strip(ring: Collective, step: int, *, lang: str, scenario: str) ->
         for g in range(n):
             x0 = LANES_X0 + g * pitch
             for c in range(n):
-                x = x0 + c * (cell + CELL_GAP)
-                poly = rough.rect_poly(x, y, cell, h)
-                share = counts[g][c] / n
-                if counts[g][c] > 1:
-                    cv.fill(poly_d(poly), colour("stored"), 0.15 + 0.75 * share)
-                cv.stroke(rough.jitter_poly(cv.rng(f"c-{g}-{c}"), poly, 0.2), colour("stored"),
-                          width=0.9)
+                poly = rough.rect_poly(x0 + c * (cell + CELL_GAP), y, cell, h)
+                cv.fill(poly_d(poly), colour("stored"), 0.12 + 0.78 * (counts[g][c] - 1) / (n - 1))
+            cv.stroke(rough.rect(cv.rng(f"gpu-{g}"), x0 - 1.5, y - 1.5, box_w + 3, h + 3, 0.3, 1),
+                      colour("stored"), width=1.0)
+    for g in range(n):  # the chunk each GPU has just received from its neighbour
+        c = _passed(n, ring.op, step, (g - 1) % n)
+        x = LANES_X0 + g * pitch + c * (cell + CELL_GAP)
+        cv.stroke(rough.rect(cv.rng(f"got-{g}"), x - 0.8, y - 0.8, cell + 1.6, h + 1.6, 0.2, 1),
+                  width=1.6)
     cv.layout.place_row([(f"GPU {g}", LANES_X0 + g * pitch + box_w / 2) for g in range(n)],
                         cy=50.0, role="label", size=12.0)
     full = sum(1 for row in counts for v in row if v == n)

@@ -24,8 +24,8 @@ EPS = 1e-9
 WORDS: Mapping[str, Mapping[str, str]] = {
     "zh": {
         "at": "时刻 {t}：", "runs": "GPU {r} 做 {kind}{mb}", "idle": "GPU {who} 空着等",
-        "sep": "，", "end": "。", "first": "（F{mb} = 第 {mb} 个微批次的前向，B = 反向）",
-        "last": "这是最后一个动作，{t} 时一步结束", "who_sep": "、",
+        "sep": "，", "then": "；", "end": "。", "first": "（F{mb} = 第 {mb} 个微批次的前向，B = 反向）",
+        "last": "这是最后一个动作，到 {t} 一步结束", "who_sep": "、",
         "rs": "第 {s} 步（归约散播）：每张 GPU 把一块传给下一张，下一张把它加到自己那块上",
         "ag": "第 {s} 步（全收集）：每张 GPU 把加好的一块传给下一张，下一张照抄",
         "rs_done": "；现在每张 GPU 都有一块是 {n} 张 GPU 的总和",
@@ -34,8 +34,8 @@ WORDS: Mapping[str, Mapping[str, str]] = {
     },
     "en": {
         "at": "At t = {t}: ", "runs": "GPU {r} runs {kind}{mb}", "idle": "GPU {who} idle",
-        "sep": ", ", "end": ".", "first": " (F{mb} = micro-batch {mb}'s forward, B = backward)",
-        "last": "the last action: the step ends at {t}", "who_sep": ", ",
+        "sep": ", ", "then": "; ", "end": ".", "first": " (F{mb} = micro-batch {mb}'s forward, B = backward)",
+        "last": "the last action, and the step ends at {t}", "who_sep": ", ",
         "rs": "Step {s} (reduce-scatter): every GPU passes one chunk to the next, which adds it "
               "to its own",
         "ag": "Step {s} (all-gather): every GPU passes a summed chunk to the next, which keeps it",
@@ -80,7 +80,7 @@ def moment_sentence(view: TrainingView, moment: Moment, lang: str, first: bool) 
         text += words["first"].format(mb=mb)
     last_start = max(a.start for lane in view.timeline for a in lane)
     if abs(moment.time - last_start) < EPS:
-        text += words["sep"] + words["last"].format(t=clock(view, view.span))
+        text += words["then"] + words["last"].format(t=clock(view, view.span))
     return text + words["end"]
 
 
