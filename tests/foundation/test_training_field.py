@@ -40,9 +40,9 @@ def cat() -> Any:
 
 
 def test_registered_next_to_serving() -> None:
-    assert list(fields.FIELDS) == ["serving", "training"]
+    assert list(fields.FIELDS)[:2] == ["serving", "training"] and "general" in fields.FIELDS
     both = fields.catalogues()
-    assert set(both.by_field) == {"serving", "training"}
+    assert set(both.by_field) == {"serving", "training", "general"}
     assert both.scene_owner("pipeline") == "training" and both.scene_owner("timeline") == "serving"
     assert fields.field("training") is TRAINING
 
