@@ -58,9 +58,14 @@ def _plan_with(edit: dict) -> list[str]:
     return [str(v) for v in found]
 
 
-def test_a_number_equal_in_both_panels_is_refused() -> None:
-    found = _plan_with({"trouble": "共 {steps} 步", "fix": "还是 {steps} 步"})
+def test_a_number_equal_in_both_panels_under_change_words_is_refused() -> None:
+    found = _plan_with({"trouble": "共 {steps} 步", "fix": "缩短到 {steps} 步"})
     assert any(".fix.caption: {steps} is 8 in both panels" in v for v in found), found
+
+
+def test_a_number_said_to_stay_the_same_is_not_refused() -> None:
+    found = _plan_with({"trouble": "共 {steps} 步", "fix": "还是 {steps} 步"})
+    assert not any("in both panels" in v for v in found), found
 
 
 def test_an_event_count_of_zero_is_refused() -> None:
