@@ -1,7 +1,8 @@
 """`draw_main_thread` (P4): the one loop, pipeline or tension that runs through every concept.
 
 loop: the plan's stages as boxes around an oval with arrows, the cast at work in the middle
-(D waiting, the scheduler clerk, the batch A B C D, the GPU); pipeline: stages left to right;
+(D waiting, the scheduler clerk, the batch A B C D, the GPU: the serving scheduler, drawn only on
+a page with a serving card); pipeline: stages left to right;
 tension: the stages split onto the two pans of a balance. `narrow=True` is the phone layout (P4 on
 a 390 px screen): the stages in one column, the return arrow up the left side, the cast beside
 the stage it acts in, all at about 1:1 so the words stay readable.
@@ -16,6 +17,7 @@ from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.plan.model import Plan
 
 WIDTH, HEIGHT = 800.0, 330.0
+PIPELINE_ONLY_H = 200.0  # a pipeline with no cast at work below it: its boxes and some air
 INSET = 8.0
 BOX_W, BOX_H = 128.0, 46.0
 RING_RX, RING_RY = 318.0, 122.0
@@ -57,6 +59,13 @@ def _cast_at_work(cv: Canvas, cx: float, cy: float) -> None:
     cast.gpu(cv, cx + 160, cy + 4, busy=True, eid="mt-gpu")
 
 
+def _serving(plan: Plan) -> bool:
+    """Whether the cast at work (a scheduler clerk batching requests for a GPU) belongs on this
+    page: it is serving's loop, and a page of another field (CPU caches, a household budget)
+    would show a GPU its subject does not have. A concept with no field is serving's."""
+    return any((c.field or "serving") == "serving" for c in plan.concepts)
+
+
 def _narrow_cast(cv: Canvas) -> None:
     """The cast beside the column: who waits by the first stage, the clerk by the second, the
     batch by the third, the GPU by the fourth (fewer stages: the cast goes on below them)."""
@@ -75,7 +84,8 @@ def _narrow_cast(cv: Canvas) -> None:
 def _draw_narrow(plan: Plan, lang: str) -> Canvas:
     mt = plan.main_thread
     n = len(mt.stages)
-    height = N_TOP + N_PITCH * (max(n, CAST_ROWS) - 1) + N_BOX_H / 2 + 20
+    serving = _serving(plan)
+    height = N_TOP + N_PITCH * (max(n, CAST_ROWS if serving else 1) - 1) + N_BOX_H / 2 + 20
     cv = new_canvas("main-thread-n", NARROW_W, height, INSET, lang, "main thread (narrow)")
     rows = [N_TOP + 4 + N_PITCH * i for i in range(n)]
     left, gap = N_BOX_CX - N_BOX_W / 2, 6.0
@@ -95,7 +105,8 @@ def _draw_narrow(plan: Plan, lang: str) -> Canvas:
                (N_RETURN_X + 6, high + 4), (left - gap, high)]
         cv.stroke(rough.curve(rng, pts, 0.6, 2) + rough.arrow_head(rng, pts[-1], pts[-2], 8, 0.6),
                   width=1.7)
-    _narrow_cast(cv)
+    if serving:
+        _narrow_cast(cv)
     return cv
 
 
@@ -108,7 +119,9 @@ def draw_main_thread(plan: Plan, *, lang: str, narrow: bool = False) -> str:
     if narrow:
         return _draw_narrow(plan, lang).svg(css_class="main-thread narrow",
                                             element_id="main-thread-svg-n", title=title, desc=desc)
-    cv = new_canvas("main-thread", WIDTH, HEIGHT, INSET, lang, "main thread")
+    serving = _serving(plan)
+    height = HEIGHT if serving or mt.kind != "pipeline" else PIPELINE_ONLY_H
+    cv = new_canvas("main-thread", WIDTH, height, INSET, lang, "main thread")
     cx, cy = WIDTH / 2, HEIGHT / 2
     n = len(mt.stages)
     if mt.kind == "loop":
@@ -116,12 +129,14 @@ def draw_main_thread(plan: Plan, *, lang: str, narrow: bool = False) -> str:
                     cy + RING_RY * math.sin(-math.pi / 2 - math.pi / n + 2 * math.pi * (i + 0.5) / n))
                    for i in range(n)]
         pairs = [(i, (i + 1) % n) for i in range(n)]
-        _cast_at_work(cv, cx, cy)
+        if serving:
+            _cast_at_work(cv, cx, cy)
     elif mt.kind == "pipeline":
         step = (WIDTH - 2 * INSET - BOX_W) / max(n - 1, 1)
         centres = [(INSET + BOX_W / 2 + i * step, 90.0 + (i % 2) * 30) for i in range(n)]
         pairs = [(i, i + 1) for i in range(n - 1)]
-        _cast_at_work(cv, cx, 240)
+        if serving:
+            _cast_at_work(cv, cx, 240)
     else:  # tension: two pans of a balance
         half = (n + 1) // 2
         centres = [(160.0, 70.0 + i * 60) for i in range(half)] + \
