@@ -263,6 +263,14 @@ def test_before_zero_gives_the_change_without_a_percent() -> None:
     assert "change +5" in scene_words(svg) and "%" not in "".join(scene_words(svg))
 
 
+def test_a_change_short_of_the_whole_is_never_written_as_100_percent() -> None:
+    """100 -> 0.5 is -99.5%: rounded to a whole percent it would read as 'gone entirely'."""
+    svg = _custom("before_after", {"b": 100, "a": 0.5}, [("before", ["b"]), ("after", ["a"])])
+    assert "change −99.5 (−99.5%)" in scene_words(svg)
+    svg = _custom("before_after", {"b": 100, "a": 0}, [("before", ["b"]), ("after", ["a"])])
+    assert "change −100 (−100%)" in scene_words(svg)
+
+
 # ---- the walkthrough strip ------------------------------------------------------------------
 
 

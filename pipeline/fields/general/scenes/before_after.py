@@ -42,6 +42,9 @@ def change_texts(before: QuantityView, after: QuantityView) -> tuple[str, str]:
         return text, ""
     pct = abs(diff) / abs(before.value) * 100
     shown = number_text(round(pct)) if pct >= 10 else number_text(round(pct, 1))
+    if round(pct) == 100 and pct != 100:
+        # 100 → 0.5 is −99.5%, not −100%: a whole percent would say the quantity vanished
+        shown = number_text(pct)
     return text, f"{sign}{shown}%"
 
 
