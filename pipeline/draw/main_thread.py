@@ -85,18 +85,19 @@ def _draw_narrow(plan: Plan, lang: str) -> Canvas:
     mt = plan.main_thread
     n = len(mt.stages)
     serving = _serving(plan)
+    box_cx = N_BOX_CX if serving else NARROW_W / 2  # no cast beside it: the column is centred
     height = N_TOP + N_PITCH * (max(n, CAST_ROWS if serving else 1) - 1) + N_BOX_H / 2 + 20
     cv = new_canvas("main-thread-n", NARROW_W, height, INSET, lang, "main thread (narrow)")
     rows = [N_TOP + 4 + N_PITCH * i for i in range(n)]
-    left, gap = N_BOX_CX - N_BOX_W / 2, 6.0
+    left, gap = box_cx - N_BOX_W / 2, 6.0
     for i, y in enumerate(rows):
         cv.stroke(rough.rounded_rect(cv.rng(f"stage-{i}"), left, y - N_BOX_H / 2, N_BOX_W, N_BOX_H,
                                      10, 0.9), width=1.8)
-        cv.layout.place(f"{i + 1}. {mt.stages[i].label}", x=N_BOX_CX, cy=y, role="label",
+        cv.layout.place(f"{i + 1}. {mt.stages[i].label}", x=box_cx, cy=y, role="label",
                         size=LABEL_SIZE, max_width=N_BOX_W - 12, max_lines=2)
         if i:
-            cv.stroke(rough.arrow(cv.rng(f"flow-{i - 1}"), (N_BOX_CX, rows[i - 1] + N_BOX_H / 2 + gap),
-                                  (N_BOX_CX, y - N_BOX_H / 2 - gap), 0.5, 0, 7), width=1.7)
+            cv.stroke(rough.arrow(cv.rng(f"flow-{i - 1}"), (box_cx, rows[i - 1] + N_BOX_H / 2 + gap),
+                                  (box_cx, y - N_BOX_H / 2 - gap), 0.5, 0, 7), width=1.7)
     if mt.kind == "loop" and n > 1:
         # back from the last stage to the first, up the left side: the loop never ends
         rng = cv.rng("flow-back")
