@@ -36,7 +36,7 @@ FIELDS: dict[str, Field] = {
 
 __all__ = [
     "FIELDS", "GENERIC", "GENERIC_SCENE", "CompareRow", "Field", "Run", "WalkStep", "catalogues",
-    "concept_field", "fallback_catalogue", "page_fields",
+    "concept_field", "fallback_catalogue", "page_fields", "page_words",
     "draw_panel_of", "field", "panel_run", "run_result", "scene_spec", "symbols", "walkthrough",
 ]  # fmt: skip
 
@@ -187,6 +187,13 @@ def page_fields(plan: Plan) -> list[str]:
     """The fields a plan draws with, in registry order (serving when a concept names none)."""
     used = {concept_field(c) for c in plan.concepts}
     return [fid for fid in FIELDS if fid in used]
+
+
+def page_words(plan: Plan, lang: str) -> Mapping[str, str]:
+    """The page's own sentences its one field says otherwise (`Field.page_words`); a page that
+    mixes fields keeps the shared ones."""
+    used = page_fields(plan)
+    return FIELDS[used[0]].page_words.get(lang, {}) if len(used) == 1 else {}
 
 
 def walkthrough(

@@ -78,6 +78,9 @@ class Field(ABC):
     title: str = ""
     # The words a folder about this field uses, with weights (`pipeline.fields.detect`).
     terms: Mapping[str, float] = {}
+    # The page's own sentences (keys of `pipeline.render.strings`) this field says otherwise, by
+    # language: where its numbers come from, so a page without a simulator never claims one.
+    page_words: Mapping[str, Mapping[str, str]] = {}
 
     # -- what the prompt, the validator and the renderer read ---------------------------------
     @abstractmethod

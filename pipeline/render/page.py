@@ -123,7 +123,7 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
     cast_members, cast_key = page_draw.cast_legend(plan, lang=lang)
     return {
         "lang": lang,
-        "t": ui(lang),
+        "t": {**ui(lang), **fields.page_words(plan, lang)},
         "title": config.title or plan.title,
         "heading": heading.html,
         "title_font": HAND_ZH if lang == "zh" else HAND_EN,

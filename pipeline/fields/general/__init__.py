@@ -50,6 +50,21 @@ def _scenes() -> dict[str, SceneSpec]:
 class GeneralField(Field):
     id = FIELD_ID
     title = "any subject (worked examples)"
+    page_words = {
+        "zh": {
+            "ruler_legend": "同一把尺子量所有招数：看每招让哪项指标变好、哪项变差（方向出自所引原文）。",
+            "illustrative_note": "标着“示意值”的图和表，数字来自小算例：有的照引原文，有的是取整的示意数，"
+            "其余由 tujie 按公式算出，便于手算核对，不是真实测量。",
+        },
+        "en": {
+            "ruler_legend": "One ruler for every trick: which metric gets better, which gets worse "
+            "(each direction as the cited source says).",
+            "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers "
+            "from small worked examples: quoted from the articles or chosen small and round, "
+            "the rest computed by tujie, small enough to check by hand; they are not "
+            "measurements.",
+        },
+    }
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()

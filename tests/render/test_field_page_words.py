@@ -1,0 +1,41 @@
+"""The page's notes on where its numbers come from follow its field (`Field.page_words`): a
+general-field page (worked examples, cited ruler) never says its numbers come from a simulator,
+and a serving page keeps its simulator's words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from pipeline.config import load_config
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.model import load_plan
+from pipeline.render.page import render_page
+from pipeline.simulate.results import run_sim
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _notes(name: str) -> tuple[str, str]:
+    """The ruler's legend and the footer's note on illustrative values, as the page renders them."""
+    src = EXAMPLES / name
+    plan = load_plan(src / "plan.json")
+    html = render_page(plan, ingest_folder(src), load_config(src), run_sim(plan), None)
+    soup = BeautifulSoup(html, "html.parser")
+    legend, note = (soup.select_one(sel) for sel in (".ruler-legend", ".note-illustrative"))
+    assert legend is not None and note is not None
+    return legend.get_text(" "), note.get_text(" ")
+
+
+def test_a_general_page_names_worked_examples_and_citations_not_a_simulator() -> None:
+    legend, note = _notes("cpu-caches")
+    assert "simulator" not in legend + note
+    assert "cited source" in legend and "worked examples" in note
+
+
+@pytest.mark.parametrize("name", ["llm-inference-en"])
+def test_a_serving_page_keeps_its_simulator_words(name: str) -> None:
+    legend, note = _notes(name)
+    assert "(values from the simulator)" in legend and "batching simulator" in note
