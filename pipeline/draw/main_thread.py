@@ -14,6 +14,7 @@ import math
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.plan.catalogue import DEFAULT_FIELD
 from pipeline.plan.model import Plan
 
 WIDTH, HEIGHT = 800.0, 330.0
@@ -63,7 +64,7 @@ def _serving(plan: Plan) -> bool:
     """Whether the cast at work (a scheduler clerk batching requests for a GPU) belongs on this
     page: it is serving's loop, and a page of another field (CPU caches, a household budget)
     would show a GPU its subject does not have. A concept with no field is serving's."""
-    return any((c.field or "serving") == "serving" for c in plan.concepts)
+    return any((c.field or DEFAULT_FIELD) == DEFAULT_FIELD for c in plan.concepts)
 
 
 def _narrow_cast(cv: Canvas) -> None:
