@@ -107,6 +107,8 @@ def evaluate_example(example: WorkedExample) -> Json:
             for q in example.quantities
         },
         "order": [n for n in derivation_order(example) if by_name[n].kind == "derived"],
+        # the declared order: the stored JSON sorts the `quantities` keys alphabetically
+        "names": [q.name for q in example.quantities],
     }
 
 
@@ -140,13 +142,18 @@ class ExampleView:
 
     @classmethod
     def from_json(cls, data: Json) -> ExampleView:
+        """The view of an evaluated example, its quantities in the order the plan declares them
+        (what a table of them lists), not the stored JSON's alphabetical key order."""
+        stored = data["quantities"]
+        names = [n for n in data.get("names", ()) if n in stored]
+        names += [n for n in stored if n not in names]
         return cls(
             str(data["id"]),
             str(data["title"]),
             {
                 name: QuantityView(name, q["label"], q["unit"], q["kind"], float(q["value"]),
                                    q["text"], q.get("worked", ""), q.get("formula", ""))
-                for name, q in data["quantities"].items()
+                for name, q in ((n, stored[n]) for n in names)
             },
             tuple(data.get("order", ())),
         )

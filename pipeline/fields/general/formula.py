@@ -23,6 +23,7 @@ from dataclasses import dataclass
 MAX_LENGTH = 200  # characters of one formula
 MAX_DEPTH = 24  # nesting of parentheses and operators
 MAX_MAGNITUDE = 1e15  # a result beyond this is refused (no number on a page needs more)
+MAX_DECIMALS = 12  # the most decimals a number below 1 is written with
 FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max}
 OPERATORS = {"×": "*", "÷": "/", "−": "-", "**": "^"}
 TOKEN = re.compile(
@@ -228,8 +229,13 @@ def render(node: Node, shown: Callable[[str], str], parent: int = 0) -> str:
 
 def number_text(value: float) -> str:
     """A number as a page writes it: whole numbers without decimals, others to at most two
-    decimals (trailing zeros dropped), never in exponent form."""
-    rounded = round(value, 2)
+    decimals (trailing zeros dropped), never in exponent form. A number below 1 keeps three
+    significant digits instead, so a factor such as 0.999 is not written as 1 (a worked step
+    "1 − 0.1 ÷ 100 = 1" would be false) and a rate such as 0.00583 not as 0.01."""
+    decimals = 2
+    if 0 < abs(value) < 1:
+        decimals = min(MAX_DECIMALS, max(2, 2 - math.floor(math.log10(abs(value)))))
+    rounded = round(value, decimals)
     if rounded == int(rounded):
         return str(int(rounded))
-    return f"{rounded:.2f}".rstrip("0").rstrip(".")
+    return f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
