@@ -1,7 +1,8 @@
 """`draw_main_thread` (P4): the one loop, pipeline or tension that runs through every concept.
 
 loop: the plan's stages as boxes around an oval with arrows, the cast at work in the middle
-(D waiting, the scheduler clerk, the batch A B C D, the GPU); pipeline: stages left to right;
+(on a serving page D waiting, the scheduler clerk, the batch A B C D, the GPU; on another
+field's page the plan's own cast); pipeline: stages left to right;
 tension: the stages split onto the two pans of a balance. `narrow=True` is the phone layout (P4 on
 a 390 px screen): the stages in one column, the return arrow up the left side, the cast beside
 the stage it acts in, all at about 1:1 so the words stay readable.
@@ -57,7 +58,37 @@ def _cast_at_work(cv: Canvas, cx: float, cy: float) -> None:
     cast.gpu(cv, cx + 160, cy + 4, busy=True, eid="mt-gpu")
 
 
-def _narrow_cast(cv: Canvas) -> None:
+def _serving(plan: Plan) -> bool:
+    """Whether the page draws with the serving field (a concept naming no field is serving's):
+    the scheduler's cast at work (D, the clerk, the batch A B C D) is that field's and no other
+    page's, which shows its own cast as the legend draws it."""
+    return any(c.field in ("", "serving") for c in plan.concepts)
+
+
+def _plan_cast(cv: Canvas, plan: Plan, spots: list[tuple[float, float]]) -> None:
+    """The plan's own cast, one bean per member at `spots`, as the cast legend draws them."""
+    for member, (x, y) in zip(plan.cast, spots, strict=True):
+        cast.bean(cv, member.id, x, y, member.state, eid=f"mt-{member.id}")
+
+
+def _wide_cast(cv: Canvas, plan: Plan, cx: float, cy: float) -> None:
+    if _serving(plan):
+        _cast_at_work(cv, cx, cy)
+        return
+    first = cx - 15 * (len(plan.cast) - 1)
+    _plan_cast(cv, plan, [(first + 30 * k, cy + 6) for k in range(len(plan.cast))])
+
+
+def _narrow_cast(cv: Canvas, plan: Plan) -> None:
+    if not _serving(plan):
+        at = [N_TOP + 4 + N_PITCH * k for k in range(CAST_ROWS)]
+        _plan_cast(cv, plan, [(N_CAST_X + 8 + 40 * (k // CAST_ROWS), at[k % CAST_ROWS])
+                              for k in range(len(plan.cast))])
+        return
+    _serving_narrow_cast(cv)
+
+
+def _serving_narrow_cast(cv: Canvas) -> None:
     """The cast beside the column: who waits by the first stage, the clerk by the second, the
     batch by the third, the GPU by the fourth (fewer stages: the cast goes on below them)."""
     at = [N_TOP + 4 + N_PITCH * k for k in range(CAST_ROWS)]
@@ -95,7 +126,7 @@ def _draw_narrow(plan: Plan, lang: str) -> Canvas:
                (N_RETURN_X + 6, high + 4), (left - gap, high)]
         cv.stroke(rough.curve(rng, pts, 0.6, 2) + rough.arrow_head(rng, pts[-1], pts[-2], 8, 0.6),
                   width=1.7)
-    _narrow_cast(cv)
+    _narrow_cast(cv, plan)
     return cv
 
 
@@ -116,12 +147,12 @@ def draw_main_thread(plan: Plan, *, lang: str, narrow: bool = False) -> str:
                     cy + RING_RY * math.sin(-math.pi / 2 - math.pi / n + 2 * math.pi * (i + 0.5) / n))
                    for i in range(n)]
         pairs = [(i, (i + 1) % n) for i in range(n)]
-        _cast_at_work(cv, cx, cy)
+        _wide_cast(cv, plan, cx, cy)
     elif mt.kind == "pipeline":
         step = (WIDTH - 2 * INSET - BOX_W) / max(n - 1, 1)
         centres = [(INSET + BOX_W / 2 + i * step, 90.0 + (i % 2) * 30) for i in range(n)]
         pairs = [(i, i + 1) for i in range(n - 1)]
-        _cast_at_work(cv, cx, 240)
+        _wide_cast(cv, plan, cx, 240)
     else:  # tension: two pans of a balance
         half = (n + 1) // 2
         centres = [(160.0, 70.0 + i * 60) for i in range(half)] + \
