@@ -47,7 +47,8 @@ def page_violations(
     static = plan_violations(plan, None, catalogue=cat) + fields.plan_rules(plan, None)
     broken = {_run_blocker(v.path) for v in static} - {None}
     traces, run_problems = _runs(plan, broken, sim)
-    sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json()
+    sweep = sim.sweep_json if sim is not None and sim.sweep_json is not None else sweep_json(
+        plan=plan)
     results = SimResults(traces, sweep)
     broken |= {_panel_path(v.path) for v in run_problems} - {None}
 

@@ -41,9 +41,11 @@ def needed_runs(plan: Plan) -> list[Run]:
 
 
 def runs_key(plan: Plan) -> list[str]:
-    """The content of every run the page needs (preset + knobs applied), for the stage's
-    cache key: a changed preset or knob re-runs the stage, a renamed concept does not."""
-    return [fields.field(run.field).run_content(run) for run in needed_runs(plan)]
+    """The content of every run the page needs (preset + knobs applied) and whose sweep the
+    ruler reads, for the stage's cache key: a changed preset, knob or ruler field re-runs the
+    stage, a renamed concept does not."""
+    runs = [fields.field(run.field).run_content(run) for run in needed_runs(plan)]
+    return [*runs, "sweep:" + ",".join(sweep_fields(plan))]
 
 
 def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
@@ -51,10 +53,33 @@ def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
     return dict(fields.run_result(run, stats))
 
 
-def sweep_json(stats: CacheStats | None = None) -> dict[str, Any]:
-    """The ruler's sweep (the serving field's), run once per process and cached on disk."""
-    measured = fields.field(None).sweep(stats)
-    return dict(measured) if measured is not None else {}
+def sweep_json(stats: CacheStats | None = None, plan: Plan | None = None) -> dict[str, Any]:
+    """The ruler's sweep, run once per process and cached on disk: that of the field whose
+    cards name techniques, since a training card's technique is measured only by the training
+    sweep (serving's without a plan, or when no card names one; several fields' merged)."""
+    owners: list[str | None] = [*sweep_fields(plan)] if plan is not None else []
+    measured = [m for fid in owners or [None] if (m := fields.field(fid).sweep(stats))]
+    if len(measured) == 1:
+        return dict(measured[0])
+    return _merged(measured)
+
+
+def sweep_fields(plan: Plan) -> list[str]:
+    """The fields whose sweep the ruler reads: those of the cards that name a technique."""
+    return [fid for fid in fields.page_fields(plan)
+            if any(c.technique and fields.concept_field(c) == fid for c in plan.concepts)]
+
+
+def _merged(sweeps: list[Any]) -> dict[str, Any]:
+    """One sweep holding every technique and metric of `sweeps` (a page mixing fields)."""
+    if not sweeps:
+        return {}
+    metrics = [m for s in sweeps for m in s.get("metrics", [])]
+    return {
+        **dict(sweeps[0]),
+        "metrics": list(dict.fromkeys(metrics)),
+        "techniques": [t for s in sweeps for t in s.get("techniques", [])],
+    }
 
 
 def run_sim(
@@ -73,7 +98,7 @@ def run_sim(
             running = run.key
             traces[run.key] = run_trace(run, stats)
         running = "the ruler's sweep"
-        results = SimResults(traces, sweep_json(stats))
+        results = SimResults(traces, sweep_json(stats, plan))
     except SimError as err:
         raise SimulationFailed(f"the simulator could not run {running}: {err}") from None
     if out_dir is not None:

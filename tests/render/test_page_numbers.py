@@ -89,3 +89,32 @@ def test_every_number_a_reader_sees_is_quoted_or_computed(name: str) -> None:
         if _plain(n) not in allowed
     })
     assert unsourced == [], f"{name}: numbers from nowhere on the page: {unsourced[:20]}"
+
+
+TRAINING = "training-at-scale"
+
+
+def test_the_training_pages_captions_carry_their_own_runs_numbers() -> None:
+    """Issue 24: the training example's numbers trace to `sim train` runs. Each drawn caption's
+    numbers are values the panel's own run offers (`training_values`), and the review's list of
+    the page's run numbers (`page_numbers`, through the field registry) holds every one."""
+    from pipeline import fields
+
+    html, _allowed = _page(TRAINING)
+    src = EXAMPLES / TRAINING
+    plan = load_plan(src / "plan.json")
+    sim = run_sim(plan)
+    listed = {_plain(n.value) for n in page_numbers(plan, sim, load_config(src))}
+    soup = BeautifulSoup(html, "html.parser")
+    seen = 0
+    for concept in plan.concepts:
+        assert fields.concept_field(concept) == "training"
+        for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
+            own = {_plain(v) for v in fields.run_values(plan, concept, panel, sim).values()}
+            caption = soup.select_one(f"#panel-{concept.id}-{side} [data-role=caption]")
+            assert caption is not None, (concept.id, side)
+            shown = [_plain(n) for n in numbers_in(caption.get_text(" "))]
+            assert shown, (concept.id, side, caption.get_text())
+            assert set(shown) <= own & listed, (concept.id, side, shown)
+            seen += len(shown)
+    assert seen >= 2 * len(plan.concepts)

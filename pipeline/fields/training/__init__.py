@@ -46,9 +46,23 @@ def _scenes() -> dict[str, SceneSpec]:
     return {kind: SceneSpec(kind, SCENE_SHOWS[kind], m.draw, WORDS) for kind, m in modules.items()}
 
 
+# What a folder about training at scale says (`pipeline.fields.detect`): the parallelisms, the
+# sharded model states, the schedules and the collectives; "tensor parallelism" and
+# "all-reduce" weigh little, since serving articles use them too.
+TRAINING_TERMS: dict[str, float] = {
+    "training": 0.5, "data parallelism": 2.0, "pipeline parallelism": 2.0,
+    "tensor parallelism": 0.5, "ZeRO": 2.0, "FSDP": 2.0, "all-reduce": 0.5, "micro-batch": 2.0,
+    "micro-batches": 2.0, "gradient": 1.0, "gradients": 1.0, "backward pass": 1.5,
+    "optimizer states": 2.0, "recomputation": 2.0, "MFU": 2.0, "1F1B": 2.0, "GPipe": 2.0,
+    "训练": 0.5, "数据并行": 2.0, "流水线并行": 2.0, "梯度": 1.0, "微批": 2.0, "重计算": 2.0,
+    "优化器状态": 2.0,
+}  # fmt: skip
+
+
 class TrainingField(Field):
     id = FIELD_ID
     title = "training at scale (parallelism, sharded memory, collectives)"
+    terms = TRAINING_TERMS
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()
