@@ -219,6 +219,10 @@ class TextLayout:
         lines, size = self.fit(
             text, family, size, room, max_lines, floor if floor is not None else 1.0, role
         )
+        if floor is not None and size * floor < self.min_size:
+            # fitting shrank the text: the floor it carries is of the new size, and a browser
+            # shrinking it that far more would set it below the smallest readable size
+            floor = min(1.0, math.ceil(self.min_size / size * 10) / 10)
         spots = [(x, cy), *alts]
         if override.get("anchor") == "alt" and len(spots) > 1:
             spots = spots[1:] + spots[:1]

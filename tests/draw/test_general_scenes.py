@@ -379,3 +379,24 @@ def test_random_examples_draw_clean_or_refuse(case: tuple[str, ExampleView, Pane
 
 def test_concept_of_a_sample_is_a_general_concept() -> None:
     assert concept(SAMPLES[0], "zh").field == "general"
+
+
+def test_a_label_shrunk_to_fit_keeps_a_readable_floor() -> None:
+    """Found by the property above: a 20-character legend label shrunk to fit its width kept the
+    floor of its first size, so a browser could set it at 0.9 x 14.2 = 12.78 px (< 13.5)."""
+    quantities = [Quantity(name="slots", label="的" * 20, unit="", kind="illustrative", value=1),
+                  Quantity(name="held", label="的", unit="", kind="illustrative", value=1)]
+    example = WorkedExample(id="x", title="x", quantities=quantities)
+    panel = Panel(caption="x", scene="grid", example="x",
+                  show=[ShowRole(role="slots", quantities=["slots"]),
+                        ShowRole(role="held", quantities=["held"])])
+    view = ExampleView.from_json(evaluate_example(example))
+    card = Concept(id="prop", name="P", name_en="P", problem_left="-", body="-", trouble=panel,
+                   fix=panel, solves="-", costs="-")
+    svg = draw_panel(card, "fix", panel, view, view.values(), lang="zh",
+                     scene=FIELD.scenes()["grid"])
+    root = ET.fromstring(svg)
+    parents = {c: p for p in root.iter() for c in p}
+    sizes = [float(inherited(t, "font-size", parents, "0")) * float(t.get("data-floor") or 1)
+             for t in root.iter(f"{NS}text")]
+    assert sizes and min(sizes) >= MIN_TEXT - 1e-6
