@@ -84,6 +84,14 @@ def walkthrough_table(plan: Plan, config: PageConfig, sim: SimResults) -> list[C
     return told[1] if told is not None else []
 
 
+def _thread_words(plan: Plan) -> dict[str, str]:
+    """The main thread's subtitle says what kind of thread it is: only a loop turns around."""
+    kind = plan.main_thread.kind
+    if kind == "loop":
+        return {}
+    return {"main_thread_sub": ui(plan.lang)[f"main_thread_sub_{kind}"]}
+
+
 def _page_id(plan: Plan, config: PageConfig) -> str:
     """The localStorage namespace of this page's progress stamps."""
     if config.publish.name:
@@ -123,7 +131,7 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
     cast_members, cast_key = page_draw.cast_legend(plan, lang=lang)
     return {
         "lang": lang,
-        "t": {**ui(lang), **fields.page_words(plan, lang)},
+        "t": {**ui(lang), **fields.page_words(plan, lang), **_thread_words(plan)},
         "title": config.title or plan.title,
         "heading": heading.html,
         "title_font": HAND_ZH if lang == "zh" else HAND_EN,

@@ -39,3 +39,18 @@ def test_a_general_page_names_worked_examples_and_citations_not_a_simulator() ->
 def test_a_serving_page_keeps_its_simulator_words(name: str) -> None:
     legend, note = _notes(name)
     assert "(values from the simulator)" in legend and "batching simulator" in note
+
+
+@pytest.mark.parametrize(("name", "kind"), [("cpu-caches", "pipeline"),
+                                             ("llm-inference-en", "loop")])
+def test_the_main_threads_subtitle_says_its_kind(name: str, kind: str) -> None:
+    """Only a loop 'turns around': a pipeline's subtitle says its stages follow one another."""
+    src = EXAMPLES / name
+    plan = load_plan(src / "plan.json")
+    assert plan.main_thread.kind == kind
+    html = render_page(plan, ingest_folder(src), load_config(src), run_sim(plan), None)
+    heading = BeautifulSoup(html, "html.parser").select_one("#main-thread h2 .sub, h2 .sub")
+    assert heading is not None
+    said = heading.get_text()
+    assert ("turns around this loop" in said) == (kind == "loop")
+    assert ("one stage after another" in said) == (kind == "pipeline")
