@@ -31,8 +31,7 @@ from pipeline.check.page_measure import (
     NAVIGATION_TIMEOUT_MS,
     VIEWPORT_HEIGHT,
     PageJob,
-    ThemePair,
-    measure_page,
+    measure_width,
     watch_console,
     watch_network,
 )
@@ -64,7 +63,6 @@ PAGE_TIMEOUT_S = 90.0  # one load + probe + fonts + axe + screenshot of a long p
 CLOSE_TIMEOUT_S = 5.0  # asking Chromium to close politely; then it is killed
 ABANDON_WAIT_S = 2.0  # after Ctrl-C, for the cancelled DevTools calls to unwind
 LAUNCH_ATTEMPTS = 2  # a crash or hang gets exactly one retry with a fresh profile
-PARALLEL_PAGES = 4  # pages measured at once (4 beat 2 on the 2-core machine, even under load)
 LOG = logging.getLogger(__name__)
 Result = TypeVar("Result")
 
@@ -224,8 +222,9 @@ class Chrome:
             url = html.resolve().as_uri()
             out = Visit()
             client = page._client
-            watch_network(page, client, url, out.requests, allowed=(url.rsplit("/", 1)[0] + "/",))
-            watch_console(page, out.console_errors)
+            folder = url.rsplit("/", 1)[0] + "/"
+            watch_network(page, client, url, lambda: out.requests, allowed=(folder,))
+            watch_console(page, lambda: out.console_errors)
             await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
             await page.setViewport({"width": width, "height": height, "deviceScaleFactor": 1})
             await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
@@ -257,7 +256,7 @@ class Chrome:
         A crash or hang restarts Chromium with a fresh profile once, then gives up clearly."""
         job = PageJob(html, theme, width, screenshot, probe, axe, store=store)
         return self._retrying(
-            html, f"{theme}, {width}px", lambda timer: [job], timer or PhaseTimer()
+            html, f"{theme}, {width}px", lambda timer: [[job]], timer or PhaseTimer()
         )[0]
 
     def measure_layouts(
@@ -269,21 +268,24 @@ class Chrome:
         axe: bool = True,
         timer: PhaseTimer | None = None,
     ) -> list[Measurement]:
-        """Every theme at every width (`WIDTHS` x `THEMES`, in that order), measured at once in
-        concurrent pages; full-page PNGs `<theme>-<width>.png` into `shots_dir` when given."""
+        """Every theme at every width (`WIDTHS` x `THEMES`, in that order): the widths at once
+        in concurrent pages, the themes of a width one after the other (the second switched to
+        in the loaded page where that is safe, `pipeline.check.themes`); full-page PNGs
+        `<theme>-<width>.png` into `shots_dir` when given."""
 
-        def jobs(timer: PhaseTimer) -> list[PageJob]:
-            out: list[PageJob] = []
+        def jobs(timer: PhaseTimer) -> list[list[PageJob]]:
             answers = FontAnswers()  # every page loads the same file: fonts asked once
-            for width in WIDTHS:
-                pair = ThemePair() if axe and probe else None
-                for theme in THEMES:
-                    shot = shots_dir / shot_name(theme, width) if shots_dir is not None else None
-                    first = theme == THEMES[0]
-                    job = PageJob(html, theme, width, shot, probe, axe, pair, first)
-                    job.font_answers = answers
-                    out.append(job)
-            return out
+            return [
+                [
+                    PageJob(
+                        html, theme, width,
+                        shots_dir / shot_name(theme, width) if shots_dir is not None else None,
+                        probe, axe, font_answers=answers,
+                    )  # fmt: skip
+                    for theme in THEMES
+                ]
+                for width in WIDTHS
+            ]
 
         return self._retrying(html, "every theme and width", jobs, timer or PhaseTimer())
 
@@ -291,7 +293,7 @@ class Chrome:
         self,
         html: Path,
         what: str,
-        make_jobs: Callable[[PhaseTimer], list[PageJob]],
+        make_jobs: Callable[[PhaseTimer], list[list[PageJob]]],
         timer: PhaseTimer,
     ) -> list[Measurement]:
         last: BaseException | None = None
@@ -316,39 +318,36 @@ class Chrome:
         )
 
     async def _run_jobs(
-        self, make_jobs: Callable[[PhaseTimer], list[PageJob]], timer: PhaseTimer
+        self, make_jobs: Callable[[PhaseTimer], list[list[PageJob]]], timer: PhaseTimer
     ) -> list[Measurement]:
-        jobs = make_jobs(timer)  # made in the loop, with fresh futures for each attempt
+        groups = make_jobs(timer)  # made in the loop, fresh for each attempt
         if self._browser is None:
             with timer.phase("launch"):
                 await self._start()
         version = str(await self._browser.version())  # once: every page reports it
-        for job in jobs:
-            job.renderer = version
-        # The two themes of a width are adjacent in `jobs` and must run together (the second
-        # waits for the first's keys), so at least two pages are open at once.
-        gate = asyncio.Semaphore(max(2, PARALLEL_PAGES))
+        for group in groups:
+            for job in group:
+                job.renderer = version
+        widths = await asyncio.gather(*(self._run_width(group, timer) for group in groups))
+        return [m for measured in widths for m in measured]
 
-        async def gated(job: PageJob) -> Measurement:
-            async with gate:
-                return await self._run_job(job, timer)
-
-        return list(await asyncio.gather(*(gated(job) for job in jobs)))
-
-    async def _run_job(self, job: PageJob, timer: PhaseTimer) -> Measurement:
+    async def _run_width(self, jobs: list[PageJob], timer: PhaseTimer) -> list[Measurement]:
         # Each page gets a browser context of its own: it is then the foreground page of its own
         # window, so requestAnimationFrame fires and a screenshot completes while the other pages
         # work (a background tab of a shared window gets neither), and it runs in a renderer
-        # process of its own, so the probes and axe of two pages use both cores.
-        context = await self._browser.createIncognitoBrowserContext()
+        # process of its own, so the probes and axe of two widths use both cores.
+        contexts: list[Any] = []
+
+        async def open_page() -> Any:
+            context = await self._browser.createIncognitoBrowserContext()
+            contexts.append(context)
+            return await context.newPage()
+
         try:
-            page = await context.newPage()
-            return await measure_page(page, job, timer)
-        except BaseException as err:
-            job.fail(err)
-            raise
+            return await measure_width(open_page, jobs, timer)
         finally:
-            await _close_quietly(context)
+            for context in contexts:
+                await _close_quietly(context)
 
 
 async def _close_quietly(target: Any) -> None:

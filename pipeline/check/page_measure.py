@@ -1,22 +1,25 @@
-"""Measuring one page in the browser (given a pyppeteer page object; this module imports no
-browser itself): the probe, the platform fonts each text really used, axe (shared across themes
-where it cannot differ), the network and console watchers, and the fast full-page screenshot.
-`pipeline.check.browser` runs these for every theme and width."""
+"""Measuring the themes of one width in the browser (given a way to open pyppeteer pages; this
+module imports no browser itself): the load, the probe, the platform fonts each text really
+used, axe (shared across themes where it cannot differ, `pipeline.check.axe_rules`), the network
+and console watchers, and the fast full-page screenshot. The second theme is switched to in the
+loaded page when that is safe (`pipeline.check.themes`). `pipeline.check.browser` runs these for
+every width."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipeline import npm
 from pipeline.atomic import write_atomic
+from pipeline.check import themes
+from pipeline.check.axe_rules import SHARED_RULES
 from pipeline.check.bands import (
     FAST_PNG,
-    HASH_JS,
     BandStore,
     banded_screenshot,
     content_size,
@@ -48,71 +51,9 @@ def axe_source() -> str:
         ) from None
 
 
-# axe's colour rules (tag `cat.color`: color-contrast, link-in-text-block) are the only ones that
-# read colours; every other rule reads the DOM, ARIA, the layout (boxes, scrolling, target sizes)
-# and the computed visibility and font styles. A theme switches colours through `data-theme` and
-# prefers-color-scheme, but nothing stops a page's theme CSS (or script) from also hiding, moving
-# or restyling things (the example's theme toggle shows a sun or a moon and sets aria-pressed).
-# So the second theme of a width runs only the colour rules, and takes the first theme's other
-# findings, when both themes have the same DOM (`DOM_KEY_JS`, without the theme attribute) and
-# the same boxes and computed properties those rules read (`STYLE_KEY_JS`, only computed when
-# the DOMs agree); otherwise it runs every rule itself.
-DOM_KEY_JS = (
-    "() => {\n  "
-    + HASH_JS
-    + """
-  const dom = document.documentElement.outerHTML
-    .replace(/^(<html\\b[^>]*?)\\s+data-theme="[^"]*"/, '$1');
-  return hash(dom, 1) + ':' + dom.length;
-}"""
-)
-STYLE_KEY_JS = (
-    "() => {\n  "
-    + HASH_JS
-    + """
-  const props = ['display', 'visibility', 'content-visibility', 'opacity', 'overflow-x',
-    'overflow-y', 'clip-path', 'clip', 'font-size', 'font-weight', 'font-style',
-    'pointer-events', 'cursor', 'white-space'];
-  const parts = [];
-  for (const el of document.querySelectorAll('*')) {
-    const r = el.getBoundingClientRect();
-    const s = getComputedStyle(el);
-    parts.push(el.tagName, r.x.toFixed(1), r.y.toFixed(1), r.width.toFixed(1),
-               r.height.toFixed(1), props.map(p => s.getPropertyValue(p)).join(' '));
-  }
-  const doc = document.documentElement;
-  parts.push(doc.scrollWidth, doc.scrollHeight);
-  return hash(parts.join('|'), 2) + ':' + parts.length;
-}"""
-)
-
-
-def _future() -> asyncio.Future[Any]:
-    return asyncio.get_running_loop().create_future()
-
-
-@dataclass
-class ThemePair:
-    """What the two themes of one width tell each other (see `DOM_KEY_JS`): the first's DOM key,
-    whether the second wants the first's style key (the DOMs agree), that key, and the first's
-    axe findings."""
-
-    dom: asyncio.Future[str] = field(default_factory=_future)
-    want_style: asyncio.Future[bool] = field(default_factory=_future)
-    style: asyncio.Future[str] = field(default_factory=_future)
-    axe: asyncio.Future[AxeRun] = field(default_factory=_future)
-
-
-@dataclass
-class AxeRun:
-    violations: list[dict[str, Any]]
-    colour_rules: list[str]  # the rules tagged cat.color that ran
-
-
 @dataclass
 class PageJob:
-    """One page to measure; `pair` links the two themes of one width (`first` is the one that
-    runs every axe rule)."""
+    """One theme of one width to measure."""
 
     html: Path
     theme: str
@@ -120,116 +61,134 @@ class PageJob:
     shot: Path | None
     probe: bool
     axe: bool
-    pair: ThemePair | None = None
-    first: bool = True
     store: BandStore | None = None  # where screenshot bands are kept (default: the cache's)
     font_answers: FontAnswers | None = None  # platform fonts already asked by another page
     renderer: str = ""  # the browser's version, asked once for all pages
 
-    def fail(self, err: BaseException) -> None:
-        """A page that failed must not leave the other theme of its width waiting."""
-        if self.pair is None:
-            return
-        if not self.first:
-            if not self.pair.want_style.done():
-                self.pair.want_style.set_result(False)
-            return
-        for future in (self.pair.dom, self.pair.style, self.pair.axe):
-            if not future.done():
-                future.set_exception(RuntimeError(f"the {self.theme} page failed: {err}"))
+
+@dataclass
+class AxeRun:
+    violations: list[dict[str, Any]]
+    ran: list[str]  # every rule that ran
 
 
-async def measure_page(page: Any, job: PageJob, timer: PhaseTimer) -> Measurement:
-    url = job.html.resolve().as_uri()
-    theme, width = job.theme, job.width
-    result = Measurement(theme=theme, width=width, probe={}, renderer=job.renderer)
-    client = page._client  # the page's DevTools session: pyppeteer lacks Fetch/CSS helpers
-    with timer.phase("load"):
-        watch_network(page, client, url, result.requests)
-        watch_console(page, result.console_errors)
-        await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
-        await client.send(
-            "Emulation.setEmulatedMedia",
-            {"features": [{"name": "prefers-color-scheme", "value": theme}]},
-        )
-        await page.setViewport({"width": width, "height": VIEWPORT_HEIGHT, "deviceScaleFactor": 1})
-        await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
-        await page.evaluate(
-            """async (theme) => {
-                document.documentElement.dataset.theme = theme;
-                await document.fonts.ready;
-                await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-            }""",
-            theme,
-        )
-    if job.probe:
-        with timer.phase("probe"):
-            result.probe = await page.evaluate(_probe_source())
-        with timer.phase("fonts"):
-            targets = result.probe.get("fontTargets", [])
-            result.fonts, asked = await platform_fonts(page, targets, job.font_answers)
-            timer.count("font questions", asked)
-            timer.count("font targets", len(targets))
-    same_layout = False
-    if job.pair is not None:
-        with timer.phase("layout-key"):
-            dom = str(await page.evaluate(DOM_KEY_JS))
-        if job.first:
-            job.pair.dom.set_result(dom)
-        else:
-            same_layout = await _same_layout(page, job.pair, dom, timer)
+@dataclass
+class Showing:
+    """The measurement of the theme a page shows now: its requests and console errors go there
+    (after a theme switch, those the switch caused are the new theme's)."""
+
+    m: Measurement
+
+
+@dataclass
+class FirstTheme:
+    """What a later theme of the same width may share with the first: its keys and axe run."""
+
+    keys: themes.Keys
+    axe: AxeRun
+
+
+OpenPage = Callable[[], Awaitable[Any]]
+
+
+async def measure_width(
+    open_page: OpenPage, jobs: list[PageJob], timer: PhaseTimer
+) -> list[Measurement]:
+    """The themes of one width, in order: the first loaded, each next one switched to at run
+    time in the same page when `themes.switch` finds that safe, else loaded fresh in a page of
+    its own (`open_page`)."""
+    out: list[Measurement] = []
+    page: Any = None
+    showing: Showing | None = None
+    first: FirstTheme | None = None
+    for job in jobs:
+        result = Measurement(theme=job.theme, width=job.width, probe={}, renderer=job.renderer)
+        if page is None or showing is None or not await themes.switch(page, job.theme, timer):
+            page, showing = await open_page(), Showing(result)
+            await _load(page, job, showing, timer)
+        showing.m = result
+        mine = await _measure_shown(page, job, result, first, len(jobs) > 1, timer)
+        first = first or mine
+        out.append(result)
+    return out
+
+
+async def _measure_shown(
+    page: Any,
+    job: PageJob,
+    result: Measurement,
+    first: FirstTheme | None,
+    keyed: bool,
+    timer: PhaseTimer,
+) -> FirstTheme | None:
+    """Measure the theme the page shows now into `result`. A theme whose layout keys equal the
+    `first` theme's takes its findings of the rules in `SHARED_RULES` instead of running them;
+    returns what a later theme may share with this one."""
+    await _probe(page, job, result, timer)
+    keys = await themes.keys(page, timer) if keyed and job.probe and job.axe else None
     if job.shot is not None:
         with timer.phase("screenshot"):
             await _screenshot(page, job, timer)
         result.screenshot = job.shot
-    if job.axe:
-        result.axe = await _axe_for(page, job, same_layout, timer)
-    if job.pair is not None and job.first and await job.pair.want_style:
-        with timer.phase("layout-key"):
-            job.pair.style.set_result(str(await page.evaluate(STYLE_KEY_JS)))
-    return result
+    if not job.axe:
+        return None
+    share = first is not None and keys is not None and keys == first.keys
+    run = await _axe_for(page, first.axe if share and first is not None else None, timer)
+    result.axe = run.violations
+    return FirstTheme(keys, run) if keys is not None else None
 
 
-async def _same_layout(page: Any, pair: ThemePair, dom: str, timer: PhaseTimer) -> bool:
-    """Whether this (second) theme's page has the first's DOM, boxes and computed styles."""
-    if await pair.dom != dom:
-        pair.want_style.set_result(False)
-        return False
-    pair.want_style.set_result(True)
-    with timer.phase("layout-key"):
-        style = str(await page.evaluate(STYLE_KEY_JS))
-    return await pair.style == style
+async def _load(page: Any, job: PageJob, showing: Showing, timer: PhaseTimer) -> None:
+    """Load the page in `job`'s theme and width, with the network and console watched."""
+    url = job.html.resolve().as_uri()
+    client = page._client  # the page's DevTools session: pyppeteer lacks Fetch/CSS helpers
+    with timer.phase("load"):
+        watch_network(page, client, url, lambda: showing.m.requests)
+        watch_console(page, lambda: showing.m.console_errors)
+        await client.send("Fetch.enable", {"patterns": [{"urlPattern": "*"}]})
+        await themes.emulate(page, job.theme)
+        await page.setViewport(
+            {"width": job.width, "height": VIEWPORT_HEIGHT, "deviceScaleFactor": 1}
+        )
+        await page.goto(url, {"waitUntil": "load", "timeout": NAVIGATION_TIMEOUT_MS})
+        await page.evaluate(themes.SETTLE_JS, job.theme)
 
 
-async def _axe_for(
-    page: Any, job: PageJob, same_layout: bool, timer: PhaseTimer
-) -> list[dict[str, Any]]:
-    """axe's findings for this page: every rule, or (the second theme of a width with the same
-    layout as the first) the colour rules here plus the first theme's other findings."""
-    pair = job.pair
-    if pair is None or job.first or not same_layout:
+async def _probe(page: Any, job: PageJob, result: Measurement, timer: PhaseTimer) -> None:
+    if not job.probe:
+        return
+    with timer.phase("probe"):
+        result.probe = await page.evaluate(_probe_source())
+    with timer.phase("fonts"):
+        targets = result.probe.get("fontTargets", [])
+        result.fonts, asked = await platform_fonts(page, targets, job.font_answers)
+        timer.count("font questions", asked)
+        timer.count("font targets", len(targets))
+
+
+async def _axe_for(page: Any, first: AxeRun | None, timer: PhaseTimer) -> AxeRun:
+    """axe's findings for this page: every rule, or (a later theme with the first's DOM and
+    layout) the rules not in `SHARED_RULES` here plus the first theme's findings of the rest."""
+    if first is None:
         with timer.phase("axe"):
-            run = await _run_axe(page)
-        if pair is not None and job.first:
-            pair.axe.set_result(run)
-        return run.violations
-    first = await pair.axe
-    with timer.phase("axe-colour"):
-        own = await _run_axe(page, only=first.colour_rules)
-    shared = [v for v in first.violations if v["id"] not in first.colour_rules]
-    return shared + own.violations
+            return await _run_axe(page)
+    with timer.phase("axe-colour"):  # the colour, ARIA and hidden-element rules
+        own = await _run_axe(page, only=[r for r in first.ran if r not in SHARED_RULES])
+    shared = [v for v in first.violations if v["id"] in SHARED_RULES]
+    return AxeRun(shared + own.violations, first.ran)
 
 
 def watch_network(
-    page: Any, client: Any, own_url: str, seen: list[str], allowed: Sequence[str] = ()
+    page: Any, client: Any, own_url: str, seen: Callable[[], list[str]], allowed: Sequence[str] = ()
 ) -> None:
-    """Record every request except the page itself, local schemes and URLs under `allowed`,
-    and fail it (Fetch), so a remote font or image can neither load nor stall the check."""
+    """Record (into the list `seen` gives now) every request except the page itself, local
+    schemes and URLs under `allowed`, and fail it (Fetch), so a remote font or image can
+    neither load nor stall the check."""
     own = (*LOCAL_SCHEMES, *allowed)
 
     def remember(url: str) -> None:
-        if url != own_url and not url.startswith(own) and url not in seen:
-            seen.append(url)
+        if url != own_url and not url.startswith(own) and url not in seen():
+            seen().append(url)
 
     async def decide(event: dict[str, Any]) -> None:
         url = event["request"]["url"]
@@ -249,14 +208,16 @@ def watch_network(
     page.on("request", lambda request: remember(request.url))
 
 
-def watch_console(page: Any, errors: list[str]) -> None:
+def watch_console(page: Any, errors: Callable[[], list[str]]) -> None:
+    """Record console errors and uncaught exceptions into the list `errors` gives now."""
+
     def on_console(message: Any) -> None:
         # Blocked requests are reported once, as network-request problems, not twice.
         if message.type == "error" and "ERR_BLOCKED_BY_CLIENT" not in message.text:
-            errors.append(message.text)
+            errors().append(message.text)
 
     page.on("console", on_console)
-    page.on("pageerror", lambda err: errors.append(f"uncaught: {err}"))
+    page.on("pageerror", lambda err: errors().append(f"uncaught: {err}"))
 
 
 def _probe_source() -> str:
@@ -307,7 +268,7 @@ async def _full_page_screenshot(client: Any, width: int, height: int, path: Path
 
 async def _run_axe(page: Any, only: list[str] | None = None) -> AxeRun:
     """axe-core violations of serious or critical impact (every rule axe runs by default, or
-    `only` these), and which of the rules that ran are colour rules (tag `cat.color`).
+    `only` these), and which rules ran.
     Evaluated through DevTools, which the page's Content-Security-Policy does not block (an
     injected <script> tag would be)."""
     await page.evaluate(axe_source(), force_expr=True)
@@ -317,7 +278,6 @@ async def _run_axe(page: Any, only: list[str] | None = None) -> AxeRun:
             if (only) options.runOnly = {type: 'rule', values: only};
             const r = await axe.run(document, options);
             const ran = [...r.violations, ...r.passes, ...r.incomplete, ...r.inapplicable];
-            const colour = ran.filter(v => v.tags.includes('cat.color')).map(v => v.id);
             const violations = r.violations.filter(v => impacts.includes(v.impact)).map(v => ({
                 id: v.id, impact: v.impact, help: v.help,
                 nodes: v.nodes.map(n => {
@@ -327,9 +287,9 @@ async def _run_axe(page: Any, only: list[str] | None = None) -> AxeRun:
                     return {target: n.target.map(String), summary: n.failureSummary || '', box};
                 })
             }));
-            return {violations, colour: [...new Set(colour)].sort()};
+            return {violations, ran: [...new Set(ran.map(v => v.id))].sort()};
         }""",
         list(AXE_IMPACTS),
         only,
     )
-    return AxeRun(found["violations"], found["colour"])
+    return AxeRun(found["violations"], found["ran"])

@@ -72,7 +72,8 @@ def test_the_timings_name_every_phase(chrome: Chrome, write_page, tmp_path: Path
     rows = {row["phase"]: row for row in timer.rows()}
     for phase in ("load", "probe", "fonts", "screenshot", "axe", "rules", "annotate"):
         assert phase in rows, phase
-    assert rows["load"]["count"] == rows["screenshot"]["count"] == 4
+    assert rows["screenshot"]["count"] == 4
+    assert rows["load"]["count"] == rows["switch"]["count"] == 2  # dark switched to in place
     assert all(0 <= row["busy"] <= row["summed"] + 1e-6 for row in rows.values())
     text = "\n".join(format_timings(timer.as_json()))
     assert "screenshot" in text and "busy s" in text
