@@ -205,7 +205,8 @@ def test_grid_draws_slots_held_and_freed() -> None:
     assert shapes(svg, 'fill="var(--stored)"') == 15 + 1  # 15 cells and the key's swatch
     assert shapes(svg, 'stroke="var(--freed)"') == 3 + 1
     assert "free 6 seats" in scene_words(svg)
-    assert "free 0 seats" in scene_words(svg_of("grid-full", "en"))
+    full = scene_words(svg_of("grid-full", "en"))
+    assert "booked 24 seats" in full and not any(w.startswith("free") for w in full)  # no "free 0"
 
 
 def test_lanes_alternate_waiting_and_working_on_one_axis() -> None:

@@ -102,16 +102,19 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     ]
     if freed_qs:
         entries.append(("freed", f"{freed_qs[0].label} {amount(freed_qs[0])}"))
-    entries.append(("free", f"{ctx.word('free')} {with_unit(str(free), slots_q.unit)}"))
+    if free:  # a grid with no free slot has no such kind to explain ("free 0" is noise)
+        entries.append(("free", f"{ctx.word('free')} {with_unit(str(free), slots_q.unit)}"))
     _legend(cv, ctx.lang, entries)
+    # the freed slots are named by their own label: what they mean is the example's (a failed
+    # company, a returned seat), not the grid's
     if ctx.lang == "zh":
-        gone = f"，{freed_qs[0].label} {freed} 个刚释放" if freed_qs else ""
-        desc = f"格子图：{slots_q.label}共 {slots} 格，{held_q.label} {held} 格{gone}，空位 {free} 格。"
+        gone = f"，{freed_qs[0].label} {freed} 格" if freed_qs else ""
+        empty = f"，空位 {free} 格" if free else ""
+        desc = f"格子图：{slots_q.label}共 {slots} 格，{held_q.label} {held} 格{gone}{empty}。"
     else:
-        gone = f", {freed} {freed_qs[0].label} just freed" if freed_qs else ""
-        desc = (
-            f"A grid of {slots} slots ({slots_q.label}): {held} {held_q.label}{gone}, {free} free."
-        )
+        gone = f", {freed} {freed_qs[0].label}" if freed_qs else ""
+        empty = f", {free} free" if free else ""
+        desc = f"A grid of {slots} slots ({slots_q.label}): {held} {held_q.label}{gone}{empty}."
     return SceneResult(desc, True)
 
 
