@@ -12,6 +12,7 @@ from pipeline import fields
 from pipeline.artifacts.review import NumberChange, ShownNumber
 from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
+from pipeline.draw.ruler_rows import ruler_table
 from pipeline.plan.model import Plan
 from pipeline.render.page import walkthrough_table
 
@@ -50,24 +51,40 @@ def page_numbers(
 
 
 def _ruler_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:
-    techniques = {t.id: t for t in (sim.sweep.techniques if sim.sweep else ())}
+    """Each measured ruler cell: the change it prints, labelled with the statistic it shows,
+    its baseline and workload, and the absolute numbers behind it ("P99 ITL 180.5 → 18.1 ms"),
+    so a review sees what a moved percentage means."""
+    if sim.sweep is None:
+        return []
+    units = _units(sim)
     out = []
-    for concept in plan.concepts:
-        tech = techniques.get(concept.technique or "")
+    for row in ruler_table(plan, sim.sweep):
+        tech = row.technique
         if tech is None:
             continue
-        for metric in plan.ruler.metrics:
-            pct = tech.change_pct.get(metric.id)
-            if pct is not None:
-                out.append(
-                    ShownNumber(
-                        key=f"ruler:{concept.id}:{metric.id}",
-                        where="ruler",
-                        label=f"{concept.name}: {metric.name}",
-                        value=f"{pct:+.0f}%",
-                    )
+        where = f"ruler · vs {tech.baseline_label or tech.label}"
+        where += f" on {tech.workload}" if tech.workload else ""
+        for cell in row.cells:
+            key = tech.key(cell.metric.id)
+            before, after = tech.absolute(cell.metric.id)
+            shown = f"{cell.metric.name} {cell.note}".strip()
+            if before is not None and after is not None:
+                shown += f" ({before:g} → {after:g} {units.get(key.removesuffix('_p99'), '')})"
+            out.append(
+                ShownNumber(
+                    key=f"ruler:{row.concept.id}:{cell.metric.id}",
+                    where=where,
+                    label=f"{row.concept.name}: {shown.strip()}",
+                    value=cell.text,
                 )
+            )
     return out
+
+
+def _units(sim: SimResults) -> dict[str, str]:
+    workload = (sim.sweep_json or {}).get("workload")
+    units = workload.get("units") if isinstance(workload, dict) else None
+    return {str(k): str(v) for k, v in units.items()} if isinstance(units, dict) else {}
 
 
 def number_changes(
