@@ -2,21 +2,26 @@
 `pipeline.build.runner`), print what it returns, and turn errors into one line + exit code.
 
 Exit codes: 0 ok · 1 problems found (check failed, publish refused) · 2 bad input or usage ·
-3 environment missing (browser, fonts, API key) · 4 the LLM call failed.
+3 environment missing (browser, fonts, API key, disk space) · 4 the LLM call failed ·
+70 an internal error (a bug: `TUJIE_DEBUG=1` prints its traceback) · 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pipeline.cli_parser import build_parser
-from pipeline.errors import EXIT_INPUT, TujieError
+from pipeline.errors import EXIT_INPUT, EXIT_PROBLEMS, TujieError, failure_line
 from pipeline.terminal import json_for_terminal, terminal_safe
+
+DEBUG_ENV = "TUJIE_DEBUG"
 
 
 def _console(json_mode: bool) -> Any:
@@ -158,12 +163,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from pipeline.build.runner import extract_plan_for
+    from pipeline.plan.bounds import bounds_from_options
     from pipeline.plan.model import dump_plan
 
-    made = extract_plan_for(
-        _prepare(args), refresh=args.refresh, save=args.save, force=args.force
-    )
     console = _console(args.json)
+    bounds = bounds_from_options(args.max_calls, args.yes, args.deadline)  # before any work
+    made = extract_plan_for(
+        _prepare(args),
+        refresh=args.refresh,
+        save=args.save,
+        force=args.force,
+        bounds=bounds,
+        notify=lambda line: console.print(_shown(line), soft_wrap=True),
+    )
     console.print(
         f"plan: {len(made.plan.concepts)} concepts ({made.how} path"
         f"{', cached' if made.cached else ''}) → {_shown(made.path)}"
@@ -321,13 +333,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     try:
         return command(args)
-    except TujieError as err:
-        print(f"error: {terminal_safe(err.one_line())}", file=sys.stderr)
-        _report_spend(err, json_mode=bool(getattr(args, "json", False)))
-        return err.exit_code
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    except SystemExit:
+        raise
+    except BaseException as err:  # noqa: BLE001 - the boundary: every failure is one line
+        return _fail(err, json_mode=bool(getattr(args, "json", False)))
+
+
+def _fail(err: BaseException, *, json_mode: bool) -> int:
+    """Print the one line for `err` (`pipeline.errors.failure_line`) and return its exit code.
+    With TUJIE_DEBUG=1 an unexpected error keeps its traceback, for a bug report."""
+    if isinstance(err, BrokenPipeError):
+        # The reader of stdout went away (`tujie ingest | head`): nothing to say, and nothing
+        # more may be written there, not even Python's own flush at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PROBLEMS
+    expected = isinstance(err, TujieError | KeyboardInterrupt)
+    if os.environ.get(DEBUG_ENV) and not expected:
+        traceback.print_exception(err)
+    line, code = failure_line(err)
+    print(f"error: {terminal_safe(line)}", file=sys.stderr)
+    if isinstance(err, TujieError):
+        _report_spend(err, json_mode=json_mode)
+    return code
 
 
 if __name__ == "__main__":

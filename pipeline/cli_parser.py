@@ -10,10 +10,12 @@ import os
 from typing import Any
 
 from pipeline.build import STAGES
+from pipeline.plan.bounds import CALL_DEADLINE_S, DEFAULT_MAX_CALLS, PLAN_DEADLINE_S
 
 DEFAULT_SRC = "examples/llm-inference"
 EPILOG = (
-    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing, 4 LLM failed."
+    "Exit codes: 0 ok, 1 problems found, 2 bad input or usage, 3 environment missing (or a full "
+    "disk), 4 LLM failed, 70 internal error, 130 interrupted."
 )
 Subparsers = Any  # what `add_subparsers` returns (argparse's _SubParsersAction is private)
 
@@ -120,12 +122,38 @@ def _add_plan_commands(sub: Subparsers) -> None:
         action="store_true",
         help="with --save, overwrite a plan.json already in SRC (e.g. a hand-reviewed one)",
     )
+    _spend_bounds(p)
     p = _command(
         sub,
         "validate",
         "check SRC/plan.json (or --plan FILE) against every page rule, simulator numbers filled in",
     )
     p.add_argument("--plan", metavar="FILE", help="the plan file (default: SRC/plan.json)")
+
+
+def _spend_bounds(p: argparse.ArgumentParser) -> None:
+    cap = p.add_mutually_exclusive_group()
+    cap.add_argument(
+        "--max-calls",
+        type=int,
+        metavar="N",
+        help=f"allow up to N paid model calls for this plan (default {DEFAULT_MAX_CALLS}; the "
+        "notes path for a large folder makes one per article, and over the cap the plan is "
+        "refused with its estimated cost)",
+    )
+    cap.add_argument(
+        "--yes",
+        action="store_true",
+        help="go ahead however many model calls the plan needs (its estimate is still printed)",
+    )
+    p.add_argument(
+        "--deadline",
+        type=float,
+        metavar="MIN",
+        default=PLAN_DEADLINE_S / 60,
+        help=f"stop the whole plan after MIN minutes, printing what it spent (default "
+        f"{PLAN_DEADLINE_S / 60:.0f}; one model call stops after {CALL_DEADLINE_S / 60:.0f})",
+    )
 
 
 def _add_links(sub: Subparsers) -> None:
@@ -160,7 +188,8 @@ def _add_publish(sub: Subparsers) -> None:
     p.add_argument(
         "--to",
         metavar="DEST",
-        help="publish to another folder DIR, or commit the site to git:BRANCH",
+        help="publish to another folder DIR (outside the source and build folders), or commit "
+        "the site to git:BRANCH (a branch nobody has checked out)",
     )
     p.add_argument("--push", action="store_true", help="with --to git:BRANCH, also push it")
 

@@ -12,13 +12,16 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from pipeline.errors import ConfigError
+from pipeline.reader import CONFIG, FileRefused, read_text
+from pipeline.urls import has_credentials
 
 MAX_TITLE = 40  # = Plan.title's max_length
 
 CONFIG_FILE = "page.toml"
 # A page name is a folder under output/ and under the site: a plain slug, and never a name the
 # site itself uses (`site` is the site folder inside output/, `index.html` the site's index).
-PAGE_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# Matched whole (`fullmatch`): `$` would also match before a final newline.
+PAGE_NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 RESERVED_PAGE_NAMES = frozenset({"site", "index.html"})
 PAGE_NAME_RULE = (
     "a plain slug: 1-64 lowercase letters, digits and '-', starting with a letter or digit, "
@@ -31,7 +34,7 @@ def page_name_problem(name: str) -> str | None:
     """Why `name` cannot name a page (None when it can)."""
     if name in RESERVED_PAGE_NAMES:
         return f"{name!r} is reserved; the name must be {PAGE_NAME_RULE}"
-    if not PAGE_NAME_PATTERN.match(name):
+    if not PAGE_NAME_PATTERN.fullmatch(name):
         return f"{name!r} is not {PAGE_NAME_RULE}"
     return None
 
@@ -60,6 +63,15 @@ class PublishSettings(BaseModel):
             raise ValueError(problem)
         return name
 
+    @field_validator("base_url")
+    @classmethod
+    def _no_credentials(cls, url: str | None) -> str | None:
+        if url is not None and has_credentials(url):
+            raise ValueError(
+                "carries credentials (user:password@): the printed address must not; drop them"
+            )
+        return url
+
 
 class PageConfig(BaseModel):
     """What the user may set per folder. Everything is optional."""
@@ -83,16 +95,21 @@ class PageConfig(BaseModel):
 
 
 def load_config(folder: Path) -> PageConfig:
-    """Read `folder/page.toml` (absent → defaults); ConfigError names the file and the key."""
+    """Read `folder/page.toml` (absent → defaults) through `pipeline.reader` (a regular file
+    inside the folder, at most MAX_CONFIG_BYTES, UTF-8); ConfigError names the file and the key."""
     path = folder / CONFIG_FILE
-    if not path.exists():
-        return PageConfig()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(f"{path}: cannot be read as UTF-8 ({err})") from None
+        text = read_text(path, folder, CONFIG)
+    except FileRefused as why:
+        if why.missing:
+            return PageConfig()
+        raise ConfigError(f"{path}: {why}") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML ({err})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
     try:
         return PageConfig.model_validate(data)
     except ValidationError as err:

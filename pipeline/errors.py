@@ -7,17 +7,27 @@ TujieError                      base; never raised itself
 │   ├── PlanError               plan.json is malformed or breaks the page rules
 │   └── SimulationFailed        the simulator refused a scenario the plan names
 ├── UsageError (2)              the command line itself is wrong
+│   └── CallCapRefused          the plan would pass the model-call cap: --max-calls N / --yes
 ├── OutputError (2)             the output folder cannot be written
 ├── EnvironmentMissing (3)      a tool is missing: Chromium, fonts, an API key
+│   └── DiskFull                no space left on the device a file was being written to
 ├── LLMError (4)                the model call failed after retries (auth, refusal, ...)
-│   └── PlanRepairFailed        the model's plan still breaks the rules after the last round
+│   ├── PlanRepairFailed        the model's plan still breaks the rules after the last round
+│   ├── DeadlinePassed          a model call was not answered by its deadline
+│   └── LLMStopped              stopped part-way (deadline, call cap, unreadable reply): the
+│                               spend so far is in the line
 ├── BuildProblems (1)           the build ran but found problems (check failures, ...)
 ├── PublishRefused (1)          publish will not run: check failed, links unverified, stale
 └── LockHeld (1)                another build of the folder or publish to the site is running
+
+Whatever else reaches the CLI becomes one line too (`failure_line`): Ctrl-C exits 130, an
+operating-system error names its file (a full disk as `DiskFull`), and anything unexpected is an
+"internal error" line with exit 70 (`TUJIE_DEBUG=1` shows the traceback).
 """
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +37,8 @@ EXIT_PROBLEMS = 1
 EXIT_INPUT = 2
 EXIT_ENVIRONMENT = 3
 EXIT_LLM = 4
+EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: a bug in tujie, not in the input
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what shells report for a Ctrl-C
 
 
 class TujieError(Exception):
@@ -87,6 +99,11 @@ class UsageError(TujieError):
     """The command line is wrong (unknown option, missing argument)."""
 
 
+class CallCapRefused(UsageError):
+    """The plan would make more paid model calls than the cap allows: refused before the first
+    of them, with the estimated cost and the flag that allows it (`--max-calls N`, `--yes`)."""
+
+
 class OutputError(TujieError):
     """The output folder or a file in it cannot be written."""
 
@@ -95,6 +112,23 @@ class EnvironmentMissing(TujieError):
     """Something the machine must provide is missing: Chromium, the fonts, an API key."""
 
     exit_code = EXIT_ENVIRONMENT
+
+
+class DiskFull(EnvironmentMissing):
+    """A write failed with ENOSPC (or EDQUOT): the disk, or the user's quota, is full. Raised by
+    `pipeline.atomic` and mapped at the boundary, so it is never taken for a browser crash."""
+
+
+def disk_full(path: str | Path, err: OSError) -> DiskFull:
+    """The one line for a full disk: which file could not be written, and what to do."""
+    return DiskFull(
+        f"{path}: no space left on the device ({err.strerror or 'disk full'}); free some space "
+        "there (the cache can be moved with TUJIE_CACHE=DIR) and run the command again"
+    )
+
+
+def is_disk_full(err: BaseException) -> bool:
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 class LLMError(TujieError):
@@ -144,6 +178,23 @@ class PlanRepairFailed(LLMError):
         )
 
 
+class DeadlinePassed(LLMError):
+    """A model call (or the token count, or the whole plan) had no complete answer by its
+    deadline; the message names which. The plan session re-raises it as `LLMStopped`."""
+
+
+class LLMStopped(LLMError):
+    """The extraction was stopped part-way on purpose: a deadline passed, the cap on model calls
+    was reached, or a reply could not be read. The one line ends with what was spent so far
+    (`spent`, formatted by the caller, which knows the prices); `usage` and `model` carry it."""
+
+    def __init__(self, reason: str, usage: LLMUsage, model: str, spent: str):
+        self.reason = reason
+        self.usage = usage
+        self.model = model
+        super().__init__(f"{reason}; {spent}")
+
+
 class BuildProblems(TujieError):
     """The build ran to the end but found problems (the browser check failed, ...)."""
 
@@ -161,3 +212,36 @@ class LockHeld(TujieError):
     finish within the wait; the message names its pid and the lock file."""
 
     exit_code = EXIT_PROBLEMS
+
+
+def failure_line(err: BaseException) -> tuple[str, int]:
+    """What the CLI prints for `err` (one line, without the `error: ` prefix) and the exit code:
+    every exception class has one, so no traceback reaches the user."""
+    if isinstance(err, TujieError):
+        return err.one_line(), err.exit_code
+    if isinstance(err, KeyboardInterrupt):
+        return (
+            "interrupted (Ctrl-C); every artifact is either complete or not written, so the "
+            "same command carries on from the last finished stage",
+            EXIT_INTERRUPTED,
+        )
+    if isinstance(err, OSError):
+        where = err.filename if err.filename is not None else "a file"
+        if is_disk_full(err):
+            return disk_full(where, err).one_line(), EXIT_ENVIRONMENT
+        reason = err.strerror or type(err).__name__
+        return f"{where}: {reason}; check that path and its permissions", EXIT_INPUT
+    if isinstance(err, RecursionError):
+        return (
+            "an input is nested too deeply to be read (a JSON or HTML file, or a model reply, "
+            "with thousands of levels); flatten it",
+            EXIT_INPUT,
+        )
+    if isinstance(err, MemoryError):
+        return "ran out of memory; an input is far larger than a page needs", EXIT_ENVIRONMENT
+    first = " ".join(str(err).split())[:200]
+    detail = f"{type(err).__name__}: {first}" if first else type(err).__name__
+    return (
+        f"internal error ({detail}); please report it, with TUJIE_DEBUG=1 for the traceback",
+        EXIT_INTERNAL,
+    )

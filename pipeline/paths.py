@@ -6,6 +6,7 @@ From a checkout (`make page`), the templates and prompts are the repository's to
 and the cache is `.cache/` beside them. Installed from a wheel (`pipx install`, `uv tool install`,
 `pip install`), the same folders ship inside the package (`pyproject.toml` maps them there) and
 the cache is the per-user cache directory (platformdirs). `TUJIE_CACHE` overrides either.
+And `overlapping`, how the build and publish tell that a folder they write lies in one they read.
 """
 
 from __future__ import annotations
@@ -48,3 +49,10 @@ def cache_dir() -> Path:
     if in_checkout():
         return REPO_ROOT / ".cache"
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def overlapping(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` are the same folder or one lies inside the other, compared resolved
+    (symlinks followed as far as the paths exist): writing into one would write into the other."""
+    real_a, real_b = a.resolve(), b.resolve()
+    return real_a.is_relative_to(real_b) or real_b.is_relative_to(real_a)

@@ -3,12 +3,15 @@
 A raw ESC or BEL in a plan title could retitle the window, clear the screen or fake output; C1
 controls (U+0080-U+009F) do the same on terminals that honour them, and bidi overrides reorder
 what is shown. Every such character is printed as a visible escape (`\\x1b`, `\\u202e`) instead.
+The credentials of any URL in the text are masked (`https://***@host/`, `pipeline.urls`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+
+from pipeline.urls import mask_credentials
 
 # C0 controls except tab and newline, DEL, C1 controls, and the bidi embedding/override/isolate
 # marks (the "Trojan Source" characters).
@@ -23,12 +26,13 @@ def _escaped(match: re.Match[str]) -> str:
 
 
 def terminal_safe(text: object) -> str:
-    """`str(text)` with every terminal control character shown as an escape (e.g. `\\x1b`)."""
-    return UNSAFE_CHARACTERS.sub(_escaped, str(text))
+    """`str(text)` with every terminal control character shown as an escape (e.g. `\\x1b`) and
+    the credentials of every URL masked."""
+    return UNSAFE_CHARACTERS.sub(_escaped, mask_credentials(str(text)))
 
 
 def json_for_terminal(data: object) -> str:
     """`data` as indented JSON (non-ASCII kept readable) whose text carries no control character:
     the JSON still parses to the same value."""
-    text = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    text = mask_credentials(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     return UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -1,7 +1,8 @@
 """Collective and point-to-point communication times: the ring alpha-beta model.
 
-Small pure functions shared by the training simulator (`sim.training`) and, later, the serving
-cost model (tensor-parallel all-reduce). Sizes are bytes, bandwidths bytes/s, times seconds.
+Small pure functions shared by the training simulator (`sim.training`) and the serving cost
+model's tensor-parallel all-reduce (`sim.cost.collective`, which uses the same ring factor with a
+per-call latency fitted to measurements). Sizes are bytes, bandwidths bytes/s, times seconds.
 
 The bandwidth term follows nccl-tests' doc/PERFORMANCE.md: a collective on ``n`` ranks whose
 links run at bus bandwidth ``B`` moves ``S`` bytes in ``t = S / B · factor``, with factor

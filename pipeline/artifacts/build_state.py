@@ -1,6 +1,8 @@
-"""The build's own record (`build.json`): for each stage the key of the inputs it last ran on (so
-an unchanged stage is skipped), and the hash of the inputs the page was built from (publish refuses
-a build older than its inputs). Written by `pipeline.build`, read by it and by publish."""
+"""The build's own record (`build.json`): for each stage the key of the inputs it last ran on and
+the content hash of every output it wrote (a stage is skipped only when both still match: an
+output damaged or edited since runs its stage again), and the hash of the inputs the page was
+built from, taken before they were read (publish refuses a build older than its inputs). Written
+by `pipeline.build`, read by it and by publish."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.atomic import write_atomic
 
-STATE_FORMAT = 1
+STATE_FORMAT = 2  # 2: outputs' hashes (a format-1 record runs every stage once more)
 STATE_FILE = "build.json"
 
 
@@ -19,6 +21,9 @@ class StageState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: str
+    outputs: dict[str, str] = Field(
+        default_factory=dict, description="each output (relative to the build) -> its hash"
+    )
 
 
 class BuildState(BaseModel):

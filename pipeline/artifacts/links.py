@@ -7,16 +7,20 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from pipeline.artifacts.json_file import load_model
 from pipeline.artifacts.sources import normalize_url
 from pipeline.atomic import write_atomic
+from pipeline.urls import mask_credentials
 
 LINKS_FORMAT = 1
+# What a server answered (a redirect's Location, the evidence quoting it) may carry credentials:
+# the report keeps them masked (`https://***@host/`).
+Masked = Annotated[str, AfterValidator(mask_credentials)]
 
 LinkStatus = Literal[
     "ok", "redirected-ok", "mismatch", "soft-404", "broken",
@@ -47,9 +51,9 @@ class LinkTarget(_Model):
 
 
 class RedirectHop(_Model):
-    url: str
+    url: Masked
     status: int
-    location: str
+    location: Masked
 
 
 class LinkResult(_Model):
@@ -60,10 +64,10 @@ class LinkResult(_Model):
     claimed_title: str
     status: LinkStatus
     http_status: int | None = None
-    final_url: str | None = None
+    final_url: Masked | None = None
     redirect_chain: list[RedirectHop] = Field(default_factory=list)
     title_found: str | None = None
-    evidence: str
+    evidence: Masked
     checked_at: datetime
     words: int | None = Field(
         default=None, description="visible words of the page, CJK chars count 1"

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Annotated
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from pipeline.urls import without_credentials
 
 SOURCES_FORMAT = 1
+# An address from an article or the reading list, kept without any `user:password@`: they would
+# otherwise reach the link checker, sources.json and the page's hrefs.
+WebAddress = Annotated[str, AfterValidator(without_credentials)]
 # The reading list of an input folder (its entries' `line` numbers are lines of this file).
 READING_LIST_NAME = "reading-list.md"
 
@@ -41,7 +47,7 @@ class Source(BaseModel):
         description="what gave the title: og:title, h1, front-matter, title-tag, file-name, "
         "pdf-metadata, title-line, heading (a section heading), first-line",
     )
-    url: str | None = None
+    url: WebAddress | None = None
     url_from: str | None = Field(
         default=None,
         description="what gave the URL: canonical, front-matter, og:url, saved-from; "
@@ -54,7 +60,9 @@ class Source(BaseModel):
     reading_minutes: int = 0
     sha256: str
     paragraphs: list[Paragraph] = Field(default_factory=list)
-    links: list[str] = Field(default_factory=list, description="http(s) URLs inside the article")
+    links: list[WebAddress] = Field(
+        default_factory=list, description="http(s) URLs inside the article"
+    )
 
     @property
     def text(self) -> str:
@@ -68,7 +76,7 @@ class ReadingListEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str | None = Field(
+    url: WebAddress | None = Field(
         default=None,
         description="the article's complete http(s) URL; None when the list gives no address, "
         "or only one cut short that no saved copy completes (then it is never a link)",
@@ -95,8 +103,9 @@ class ReadingListEntry(BaseModel):
         description="list (the list's text), copy (the matched saved copy), address (nothing "
         "else gave one), item (a list item with no address: its text, to be matched)",
     )
-    address: str = Field(
-        default="", description="the address as the list writes it; empty when it gives none"
+    address: WebAddress = Field(
+        default="", description="the address as the list writes it (credentials dropped); empty "
+        "when it gives none"
     )
     address_cut_short: bool = Field(
         default=False,
@@ -116,7 +125,7 @@ class UnmatchedEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     title: str
-    url: str | None = None
+    url: WebAddress | None = None
     reason: str
     line: int | None = None
 
@@ -192,8 +201,9 @@ def normalize_text(text: str) -> str:
 
 
 def normalize_url(url: str) -> str:
-    """Compare URLs loosely: lower-case scheme and host, no trailing slash, no fragment."""
-    url = url.strip()
+    """Compare URLs loosely: lower-case scheme and host, no trailing slash, no fragment, no
+    credentials (the sources keep none, so an address given with some still names its page)."""
+    url = without_credentials(url.strip())
     url = url.split("#", 1)[0]
     m = re.match(r"^(https?)://([^/]+)(.*)$", url, flags=re.I)
     if not m:

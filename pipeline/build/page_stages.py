@@ -114,7 +114,7 @@ def stage_check(
 
 def stage_review(build: Build) -> Path:
     from pipeline.artifacts.review import REVIEW_FILE, page_fingerprint
-    from pipeline.review.page import write_review
+    from pipeline.review.page import REVIEW_DIR, write_review
 
     site_dir = build.out_root / "site" / build.name
     path = build.dir / "review.html"
@@ -135,7 +135,8 @@ def stage_review(build: Build) -> Path:
         write_review(build.dir, site_dir, publish_command=command)
         return ReviewReport.load(build.dir / REVIEW_FILE).summary.split(";")[0]
 
-    build.stage("review", key, [path, build.dir / REVIEW_FILE], run)
+    outputs = [path, build.dir / REVIEW_FILE, build.dir / REVIEW_DIR]
+    build.stage("review", key, outputs, run)
     return path
 
 def publish_command(build: Build) -> str:

@@ -5,6 +5,7 @@ calls one of these, and prints what it returns.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ from pipeline.build.stages import (
 )
 from pipeline.build.state import Build, build_lock, inputs_hash
 from pipeline.errors import PlanError, UsageError
+from pipeline.plan.bounds import SpendBounds
 from pipeline.plan.model import Plan, dump_plan, load_plan
 
 if TYPE_CHECKING:
@@ -57,7 +59,9 @@ def _run_stages(build: Build, *, until: str, allow_private: bool) -> dict[str, A
         sim = stage_sim(build, plan, corpus)
     if stop >= 4:
         stage_render(build, plan, corpus, sim, links)
-    build.state.inputs_hash = inputs_hash(build)
+    # The inputs as they were when this build first read them: an article edited since (during
+    # a long LLM call, say) leaves the build stale, and publish says so.
+    build.state.inputs_hash = build.built_from()
     build.save_state()
     if stop >= 5:
         report = stage_check(build, plan, corpus, sim, links)
@@ -91,12 +95,19 @@ class PlanExtraction:
 
 
 def extract_plan_for(
-    build: Build, *, refresh: bool = False, save: bool = False, force: bool = False
+    build: Build,
+    *,
+    refresh: bool = False,
+    save: bool = False,
+    force: bool = False,
+    bounds: SpendBounds | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> PlanExtraction:
     """`tujie plan`: ask the LLM for the folder's plan and write it to the output's plan.json
     (whatever the folder ships: this is how a shipped plan is regenerated). With `save`, also
     copy it to the folder's plan.json for review; a plan.json already there (a hand-reviewed
-    one) is overwritten only with `force`, and refused before anything is paid."""
+    one) is overwritten only with `force`, and refused before anything is paid. `bounds` and
+    `notify`: the cap on calls and the deadlines, and the notices (`extract_plan`)."""
     from pipeline.plan.extract import format_usage
 
     with build_lock(build):
@@ -104,7 +115,7 @@ def extract_plan_for(
         target = shipped_plan_path(build)
         if save and not force and target.exists():
             _refuse_overwrite(target)  # before paying for an extraction it could not save
-        result = extract_with_llm(build, corpus, refresh=refresh)
+        result = extract_with_llm(build, corpus, refresh=refresh, bounds=bounds, notify=notify)
         path = build.dir / "plan.json"
         plan = apply_config(result.plan, build.config, path)
         text = dump_plan(plan)
@@ -186,4 +197,5 @@ def publish_build(
             base_url=build.config.publish.base_url,
             current_inputs_hash=inputs_hash(build),
             keep=build.config.publish.keep,
+            source=build.src,
         )

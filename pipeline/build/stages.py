@@ -22,20 +22,20 @@ from pipeline.atomic import write_atomic
 from pipeline.build.state import (
     Build,
     sha256_bytes,
-    sha256_file,
     source_tree_hash,
 )
-from pipeline.config import PageConfig
-from pipeline.errors import EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.config import CONFIG_FILE, PageConfig
+from pipeline.errors import ConfigError, EnvironmentMissing, PlanError, TujieError, Violation
+from pipeline.plan.bounds import SpendBounds
 from pipeline.plan.catalogue import Catalogues
-from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan
+from pipeline.plan.model import Plan, dump_plan, load_plan, parse_plan, read_plan_text
 
 
 def stage_ingest(build: Build) -> Corpus:
     from pipeline.ingest.folder import ingest_folder, write_corpus
 
     path = build.dir / "sources.json"
-    key = source_tree_hash(build.src)
+    key = build.source_key or source_tree_hash(build.src)
 
     def run() -> str:
         corpus = ingest_folder(build.src)
@@ -67,7 +67,8 @@ def stage_plan(build: Build, corpus: Corpus, *, use_llm: bool | None = None) -> 
     origin = "llm" if llm else "shipped" if shipped.exists() else "extracted" if reused else "none"
     key = [
         corpus_key,
-        sha256_file(shipped) if shipped.exists() else "-",
+        # Read like load_plan reads it (a FIFO or a link out of the folder is refused here).
+        sha256_bytes(read_plan_text(shipped).encode()) if shipped.exists() else "-",
         origin,
         build.config.model_dump_json(),
     ]
@@ -167,6 +168,7 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
                 )
             ],
         )
+    _refuse_unknown_concepts(plan, config, plan_file)
     data = plan.model_dump(mode="json")
     if config.stuck:
         data["walkthrough"]["concept"] = config.stuck[0]
@@ -176,6 +178,27 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     if config.title:
         data["title"] = config.title
     return parse_plan(data, "page.toml + plan.json")
+
+
+def unknown_concepts(plan: Plan, config: PageConfig) -> list[tuple[str, str]]:
+    """(page.toml key, id) of every concept `progress` or `stuck` names that the plan lacks."""
+    known = {c.id for c in plan.concepts}
+    named = [("progress", cid) for cid in config.progress] + [("stuck", cid) for cid in config.stuck]
+    return [(key, cid) for key, cid in named if cid not in known]
+
+
+def _refuse_unknown_concepts(plan: Plan, config: PageConfig, plan_file: str | Path) -> None:
+    """page.toml's `progress` and `stuck` name concepts of the plan: an id it does not have is a
+    typo (or a plan that changed), never silently ignored."""
+    unknown = unknown_concepts(plan, config)
+    if unknown:
+        key, cid = unknown[0]
+        known = [c.id for c in plan.concepts]
+        listed = ", ".join(known[:14]) + (", ..." if len(known) > 14 else "")
+        raise ConfigError(
+            f"{CONFIG_FILE}: {key}: no concept {cid!r} in {plan_file} (its concepts: {listed}); "
+            f"fix the id or remove it"
+        )
 
 
 def prompt_catalogue(corpus: Corpus, config: PageConfig) -> Catalogues:
@@ -194,6 +217,13 @@ def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Viol
     from pipeline.simulate.checks import page_violations
 
     def rules(plan: Plan) -> list[Violation]:
+        # The model was told the ids page.toml names: a plan without one is the plan's to mend.
+        missing = [
+            Violation("concepts", f"{CONFIG_FILE} {key} names concept '{cid}': give a card this id")
+            for key, cid in unknown_concepts(plan, config)
+        ]
+        if missing:
+            return missing
         try:
             shaped = apply_config(plan, config)
         except PlanError as err:
@@ -203,8 +233,16 @@ def page_rules(corpus: Corpus, config: PageConfig) -> Callable[[Plan], list[Viol
     return rules
 
 
-def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> Any:
-    """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost)."""
+def extract_with_llm(
+    build: Build,
+    corpus: Corpus,
+    *,
+    refresh: bool = False,
+    bounds: SpendBounds | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Any:
+    """The LLM's plan for the folder (an `ExtractResult`: plan, usage, cost), within `bounds`
+    (None: the default cap on calls and deadlines)."""
     from pipeline.plan.extract import extract_plan
 
     return extract_plan(
@@ -216,6 +254,8 @@ def extract_with_llm(build: Build, corpus: Corpus, *, refresh: bool = False) -> 
         rules=page_rules(corpus, build.config),
         progress=list(build.config.progress),
         refresh=refresh,
+        bounds=bounds,
+        notify=notify,
     )
 
 
@@ -277,9 +317,8 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
     from pipeline.simulate.results import runs_key
 
     sim_dir = build.dir / "sim"
-    marker = sim_dir / "sweep.json"
     key = runs_key(plan)
-    saved = SimResults.load(sim_dir) if build.is_current("sim", key, [marker]) else None
+    saved = SimResults.load(sim_dir) if build.is_current("sim", key, [sim_dir]) else None
     # H1 after filling, knobbed runs, every text fitted: checked before anything is drawn.
     found, checked = page_violations(plan, corpus, sim=saved)
     if found:
@@ -287,14 +326,18 @@ def stage_sim(build: Build, plan: Plan, corpus: Corpus) -> SimResults:
 
     def run() -> str:
         tmp_dir = build.dir / f".sim-tmp-{os.getpid()}"
-        shutil.rmtree(tmp_dir, ignore_errors=True)
-        checked.save(tmp_dir)
-        if sim_dir.exists():
-            shutil.rmtree(sim_dir)
-        tmp_dir.rename(sim_dir)
+        for leftover in build.dir.glob(".sim-tmp-*"):  # of a build killed here (we hold the lock)
+            shutil.rmtree(leftover, ignore_errors=True)
+        try:
+            checked.save(tmp_dir)
+            if sim_dir.exists():
+                shutil.rmtree(sim_dir)
+            tmp_dir.rename(sim_dir)
+        finally:
+            shutil.rmtree(tmp_dir, ignore_errors=True)  # interrupted: no half-made copy stays
         return f"{len(checked.traces)} traces + ruler sweep"
 
-    build.stage("sim", key, [marker], run)
+    build.stage("sim", key, [sim_dir], run)
     return SimResults.load(sim_dir)
 
 

@@ -1,6 +1,6 @@
 """A build of one folder: where its artifacts go, the content hashes that decide whether a stage
-must run again (inputs and the code that runs it), and the state kept in `build.json`.
-The stages themselves are in `pipeline.build.stages`."""
+must run again (its inputs and the code that runs it, and its outputs as it wrote them), and the
+state kept in `build.json`. The stages themselves are in `pipeline.build.stages`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from pipeline.config import PageConfig, load_config, page_name_from_folder
 from pipeline.errors import OutputError, SourceError
 from pipeline.ingest.walk import walk_folder
 from pipeline.locking import held_lock
-from pipeline.paths import PACKAGE_DIR, prompts_dir, templates_dir
+from pipeline.paths import PACKAGE_DIR, overlapping, prompts_dir, templates_dir
 
 DEFAULT_OUTPUT = Path("output")
 BUILD_LOCK = ".build.lock"  # one build (or publish of the build) per output folder at a time
@@ -103,6 +103,9 @@ class Build:
     on_stage: Callable[[StageRecord], None] | None = None
     state: BuildState = field(default_factory=BuildState)
     code: str = ""
+    # The source folder's hash, taken in `prepare` before any of its files was read: what the
+    # build is recorded as made from, so an edit during the build leaves it stale.
+    source_key: str = ""
 
     @property
     def name(self) -> str:
@@ -121,11 +124,30 @@ class Build:
     def _key(self, key_parts: list[str]) -> str:
         return sha256_bytes("\n".join([self.code, *key_parts]).encode())
 
+    def built_from(self) -> str:
+        """The inputs' hash this build records (publish compares it with `inputs_hash`)."""
+        return sha256_bytes((self.code + self.source_key).encode())
+
+    def _digests(self, outputs: list[Path]) -> dict[str, str]:
+        """Each existing output's content hash (a folder's: over its files), by its path in the
+        build folder."""
+        found = {}
+        for path in outputs:
+            name = path.relative_to(self.dir).as_posix() if path.is_relative_to(self.dir) else str(path)
+            if path.is_dir():
+                found[name] = tree_hash(sorted(p for p in path.rglob("*") if p.is_file()), path)
+            elif path.exists():
+                found[name] = sha256_file(path)
+        return found
+
     def is_current(self, name: str, key_parts: list[str], outputs: list[Path]) -> bool:
-        """Whether `stage(name, key_parts, outputs, ...)` would skip its work."""
+        """Whether `stage(name, key_parts, outputs, ...)` would skip its work: same inputs, and
+        every output still as that stage wrote it (a half-written, truncated or edited one is
+        made again, never trusted because it exists)."""
         last = self.state.stages.get(name)
-        fresh = last is not None and last.key == self._key(key_parts)
-        return fresh and all(p.exists() for p in outputs) and not self.force
+        if self.force or last is None or last.key != self._key(key_parts):
+            return False
+        return all(p.exists() for p in outputs) and last.outputs == self._digests(outputs)
 
     def stage(
         self,
@@ -136,17 +158,15 @@ class Build:
         *,
         rerun: bool = False,
     ) -> bool:
-        """Run `run` unless the key of its inputs matches the last run and its outputs exist
-        (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
-        key = self._key(key_parts)
-        last = self.state.stages.get(name)
+        """Run `run` unless the key of its inputs matches the last run and its outputs are what
+        that run wrote (or `rerun` asks for it anyway, as `tujie links --refresh` does)."""
         start = time.perf_counter()
-        unchanged = last is not None and last.key == key and all(p.exists() for p in outputs)
-        if unchanged and not (self.force or rerun):
+        if self.is_current(name, key_parts, outputs) and not rerun:
             record = StageRecord(name, False, 0.0, "unchanged")
         else:
             note = run() or ""
-            self.state.stages[name] = StageState(key=key)
+            key = self._key(key_parts)
+            self.state.stages[name] = StageState(key=key, outputs=self._digests(outputs))
             self.save_state()
             record = StageRecord(name, True, time.perf_counter() - start, note)
         self.records.append(record)
@@ -170,8 +190,10 @@ def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> 
         raise SourceError(f"{src}: folder not found; give the path of a folder of articles")
     if not src.is_dir():
         raise SourceError(f"{src}: not a folder; give the path of a folder of articles")
+    source_key = source_tree_hash(src)  # first: whatever is read after it is at least as new
     config = load_config(src)
-    build = Build(src=src, out_root=out_root, config=config, force=force)
+    build = Build(src=src, out_root=out_root, config=config, force=force, source_key=source_key)
+    refuse_output_in_source(build)
     try:
         build.dir.mkdir(parents=True, exist_ok=True)
         probe = build.dir / f".write-probe-{os.getpid()}"
@@ -185,6 +207,20 @@ def prepare(src: Path, out_root: Path = DEFAULT_OUTPUT, force: bool = False) -> 
     build.code = code_hash()
     build.load_state()
     return build
+
+
+def refuse_output_in_source(build: Build) -> None:
+    """The output root must not lie in the source folder, and `output/<name>` must neither lie
+    in it nor hold it: a build writes `plan.json` and `sources.json` there, and would overwrite
+    the folder's hand-reviewed plan, or read its own artifacts as articles next time. Compared
+    resolved, so a symlink into the source folder counts as inside it."""
+    source = build.src.resolve()
+    if build.out_root.resolve().is_relative_to(source) or overlapping(build.dir, build.src):
+        inside = build.dir if overlapping(build.dir, build.src) else build.out_root
+        raise OutputError(
+            f"{inside}: the output folder resolves to {inside.resolve()}, in (or holding) the "
+            f"source folder {build.src}; pass --out DIR outside it"
+        )
 
 
 @contextmanager

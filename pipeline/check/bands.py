@@ -45,6 +45,7 @@ from PIL import Image
 
 from pipeline.atomic import write_atomic
 from pipeline.check import pngjoin
+from pipeline.errors import DiskFull, OutputError
 from pipeline.paths import cache_dir
 
 BAND_PX = 1024
@@ -250,8 +251,10 @@ class BandStore:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, band.to_bytes())
-        except OSError:
-            pass  # a read-only or full cache only costs the next build its captures
+        except DiskFull:
+            raise  # named as such, not mistaken for a browser crash (the check does not retry it)
+        except (OSError, OutputError):
+            pass  # a read-only cache only costs the next build its captures
 
     def prune(self) -> int:
         """Remove the least recently used bands beyond `max_bytes`; how many went."""

@@ -9,17 +9,23 @@ Judging the collected data is `pipeline.check.run`'s job; this module only measu
 from __future__ import annotations
 
 import asyncio
+import errno
+import logging
 import os
-import shutil
-import subprocess
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pipeline.check.bands import BandStore
+from pipeline.check.chromium_process import (
+    ChromiumProcess,
+    InterruptGuard,
+    low_disk,
+    start_chromium,
+)
 from pipeline.check.measurement import THEMES, WIDTHS, Measurement, shot_name
 from pipeline.check.page_measure import (
     NAVIGATION_TIMEOUT_MS,
@@ -32,13 +38,15 @@ from pipeline.check.page_measure import (
 )
 from pipeline.check.platform_fonts import FontAnswers
 from pipeline.check.timing import PhaseTimer
-from pipeline.errors import EnvironmentMissing
+from pipeline.errors import EnvironmentMissing, TujieError, disk_full, is_disk_full
+from pipeline.paths import cache_dir
 
 # pyppeteer must never download its own Chromium: we always pass executablePath, and this makes
 # any accidental code path that would download fail instead.
 os.environ.setdefault("PYPPETEER_SKIP_CHROMIUM_DOWNLOAD", "1")
 
-from pyppeteer import launch  # noqa: E402  (the env var above must be set first)
+from pyppeteer import connect  # noqa: E402  (the env var above must be set first)
+from pyppeteer.launcher import defaultArgs  # noqa: E402
 
 from pipeline.envsetup import CHROME_ENV, INSTALL_HINT, is_executable, locate_chrome  # noqa: E402
 
@@ -53,12 +61,24 @@ CHROME_FLAGS = (
 )
 LAUNCH_TIMEOUT_S = 30.0  # starting Chromium; a cold start on a slow disk takes a few seconds
 PAGE_TIMEOUT_S = 90.0  # one load + probe + fonts + axe + screenshot of a long page
-EXIT_WAIT_S = 10.0  # Chromium exits within a second once closed; then it is killed
+CLOSE_TIMEOUT_S = 5.0  # asking Chromium to close politely; then it is killed
+ABANDON_WAIT_S = 2.0  # after Ctrl-C, for the cancelled DevTools calls to unwind
 LAUNCH_ATTEMPTS = 2  # a crash or hang gets exactly one retry with a fresh profile
 PARALLEL_PAGES = 4  # pages measured at once (4 beat 2 on the 2-core machine, even under load)
+LOG = logging.getLogger(__name__)
+Result = TypeVar("Result")
+
+# pyppeteer and websockets log a dying connection at warning level and up; with no handler of
+# their own those lines reach stderr through logging's last resort, around the one error line.
+for _name in ("pyppeteer", "websockets"):
+    logging.getLogger(_name).addHandler(logging.NullHandler())
 
 
-# Schemes that never leave the page: inline data, blobs built by the page, the blank document.
+def _quiet_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """When a page or the browser dies, pyppeteer leaves futures failing behind (each would
+    print "Future exception was never retrieved"): the retry, or the one error line, says what
+    happened, so they only go to the debug log."""
+    LOG.debug("browser loop: %s", context.get("message"), exc_info=context.get("exception"))
 
 
 def find_chrome(candidates: Sequence[str] | None = None) -> Path:
@@ -97,8 +117,10 @@ class Chrome:
     def __init__(self, executable: Path | None = None) -> None:
         self.executable = executable or find_chrome()
         self._loop = asyncio.new_event_loop()
+        self._loop.set_exception_handler(_quiet_loop_error)
+        self._interrupt = InterruptGuard(self._loop)
         self._browser: Any = None
-        self._profile: str | None = None
+        self._chromium: ChromiumProcess | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -112,45 +134,77 @@ class Chrome:
 
     def close(self) -> None:
         if not self._loop.is_closed():
-            self._loop.run_until_complete(self._stop())
-            self._loop.close()
+            try:
+                self._run(self._stop())
+            finally:
+                self._drain()
+                self._loop.close()
+            if self._interrupt.hit:  # a Ctrl-C while the last pages unwound: not lost
+                self._interrupt.hit = False
+                raise KeyboardInterrupt
+
+    def _run(self, work: Coroutine[Any, Any, Result]) -> Result:
+        """Run `work` on this browser's loop. A Ctrl-C meanwhile stops the loop: Chromium is
+        then killed and KeyboardInterrupt raised here, never inside asyncio's or pyppeteer's
+        code (where it surfaced as screens of failed futures, or was lost in a relaunch)."""
+        task = self._loop.create_task(work)
+        try:
+            with self._interrupt.armed():
+                result = self._loop.run_until_complete(task)
+        except BaseException as err:
+            if not (self._interrupt.hit or isinstance(err, KeyboardInterrupt)):
+                raise
+            self._abandon()
+            raise KeyboardInterrupt from None
+        if self._interrupt.hit:  # it came as the work finished
+            self._abandon()
+            raise KeyboardInterrupt
+        return result
+
+    def _abandon(self) -> None:
+        """After Ctrl-C: kill Chromium (no polite close: whatever waits on it fails at once),
+        then let what still runs on the loop unwind; a second Ctrl-C meanwhile waits for it."""
+        with self._interrupt.armed():
+            self._browser = None
+            chromium, self._chromium = self._chromium, None
+            if chromium is not None:
+                chromium.stop()
+            self._drain()
+        self._interrupt.hit = False
+
+    def _drain(self) -> None:
+        """Cancel what still runs on the loop (the other pages of a run that failed, pyppeteer's
+        reader) and let it unwind, so no coroutine is left half-done for the garbage collector
+        to report as a traceback when the loop closes."""
+        pending = [t for t in asyncio.all_tasks(self._loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending and not self._loop.is_closed():
+            with self._interrupt.armed():  # a Ctrl-C now only waits for these few seconds
+                self._loop.run_until_complete(asyncio.wait(pending, timeout=ABANDON_WAIT_S))
 
     async def _start(self) -> None:
         await self._stop()
-        self._profile = tempfile.mkdtemp(prefix="tujie-chrome-")
-        args = [*CHROME_FLAGS, f"--user-data-dir={self._profile}"]
+        # pyppeteer's own launch flags (headless, no extensions, ...) plus ours; its launcher is
+        # not used: it blocks the loop while it polls for DevTools, and shares our process group.
+        args = defaultArgs({"headless": True, "args": list(CHROME_FLAGS)})
+        chromium = await start_chromium(self.executable, args, timeout=LAUNCH_TIMEOUT_S)
+        self._chromium = chromium
         self._browser = await asyncio.wait_for(
-            launch(
-                executablePath=str(self.executable),
-                headless=True,
-                args=args,
-                loop=self._loop,
-                autoClose=False,
-                handleSIGINT=False,
-                handleSIGTERM=False,
-                handleSIGHUP=False,
-            ),
-            LAUNCH_TIMEOUT_S,
+            connect(browserWSEndpoint=chromium.endpoint, loop=self._loop), LAUNCH_TIMEOUT_S
         )
 
     async def _stop(self) -> None:
         browser, self._browser = self._browser, None
+        chromium, self._chromium = self._chromium, None
         if browser is not None:
-            process = getattr(browser, "process", None)
-            try:
-                await asyncio.wait_for(browser.close(), LAUNCH_TIMEOUT_S)
-            except Exception:  # noqa: BLE001 - a dead browser cannot be closed politely
-                pass
-            if process is not None:
-                # The profile can only be removed once Chromium stopped writing into it.
+            for farewell in (browser.close, browser.disconnect):
                 try:
-                    process.wait(timeout=EXIT_WAIT_S)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=EXIT_WAIT_S)
-        if self._profile:
-            shutil.rmtree(self._profile, ignore_errors=True)
-            self._profile = None
+                    await asyncio.wait_for(farewell(), CLOSE_TIMEOUT_S)
+                except Exception:  # noqa: BLE001 - a dead browser cannot be closed politely
+                    pass
+        if chromium is not None:
+            chromium.stop()  # its helpers too, and the profile once nothing writes into it
 
     # -- the retrying entry points -----------------------------------------------------------
 
@@ -160,9 +214,7 @@ class Chrome:
         """Load `html` (its own folder's files may load, nothing else) in a `width` x `height`
         viewport and take `steps` in order: `("eval", js)` keeps the value, `("key", "j")`
         presses a key, `("shot", path)` saves the viewport as a PNG."""
-        return self._loop.run_until_complete(
-            asyncio.wait_for(self._visit(html, steps, width, height), PAGE_TIMEOUT_S)
-        )
+        return self._run(asyncio.wait_for(self._visit(html, steps, width, height), PAGE_TIMEOUT_S))
 
     async def _visit(self, html: Path, steps: Sequence[Step], width: int, height: int) -> Visit:
         if self._browser is None:
@@ -186,7 +238,7 @@ class Chrome:
                     await page.screenshot({"path": arg})
             return out
         finally:
-            await page.close()
+            await _close_quietly(page)
 
     def measure(
         self,
@@ -245,14 +297,18 @@ class Chrome:
         last: BaseException | None = None
         for _attempt in range(LAUNCH_ATTEMPTS):
             try:
-                return self._loop.run_until_complete(
-                    asyncio.wait_for(self._run_jobs(make_jobs, timer), PAGE_TIMEOUT_S)
-                )
-            except EnvironmentMissing:
-                raise
+                return self._run(asyncio.wait_for(self._run_jobs(make_jobs, timer), PAGE_TIMEOUT_S))
+            except TujieError:
+                raise  # something missing, a full disk: named as such, not retried as a crash
             except Exception as err:  # noqa: BLE001 - crash, hang or protocol error: retry once
+                if isinstance(err, OSError) and is_disk_full(err):
+                    raise disk_full(err.filename or html.parent, err) from None
                 last = err
-                self._loop.run_until_complete(self._stop())
+                self._run(self._stop())
+                self._drain()  # the other pages of the failed attempt
+        full = low_disk([Path(tempfile.gettempdir()), cache_dir(), html.parent])
+        if full is not None:  # Chromium dies without a word when it cannot write its profile
+            raise disk_full(full, OSError(errno.ENOSPC, "almost no space left"))
         raise EnvironmentMissing(
             f"Chromium ({self.executable}) crashed or hung twice on {html.name} "
             f"({what}): {type(last).__name__}: {last}; check it runs: "
@@ -292,10 +348,16 @@ class Chrome:
             job.fail(err)
             raise
         finally:
-            try:
-                await context.close()
-            except Exception:  # noqa: BLE001 - the browser may be gone (crash): retried above
-                pass
+            await _close_quietly(context)
+
+
+async def _close_quietly(target: Any) -> None:
+    """Close a page or a browser context, if the browser still answers soon: a crashed one
+    never does (the retry starts afresh), and nothing may wait on it for ever."""
+    try:
+        await asyncio.wait_for(target.close(), CLOSE_TIMEOUT_S)
+    except Exception:  # noqa: BLE001 - the browser may be gone: nothing more to close
+        pass
 
 
 def screenshots(html: Path, shots_dir: Path, *, chrome: Chrome | None = None) -> list[Path]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import npm
+from pipeline.atomic import write_atomic
 from pipeline.check.bands import (
     FAST_PNG,
     HASH_JS,
@@ -301,8 +302,7 @@ async def _full_page_screenshot(client: Any, width: int, height: int, path: Path
             "clip": {"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         },
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(base64.b64decode(data["data"]))
+    write_atomic(path, base64.b64decode(data["data"]))
 
 
 async def _run_axe(page: Any, only: list[str] | None = None) -> AxeRun:

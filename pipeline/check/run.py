@@ -13,7 +13,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from pipeline.artifacts.check import CheckReport, Overrides, Problem, write_check_report
-from pipeline.atomic import write_atomic
+from pipeline.atomic import write_atomic, write_png_atomic
 from pipeline.check.bands import BandStore
 from pipeline.check.browser import Chrome
 from pipeline.check.measurement import Measurement, shot_name
@@ -119,7 +119,7 @@ def _annotate(m: Measurement, problems: list[Problem], shots_dir: Path) -> None:
         x, y = problem.boxes[0][0], problem.boxes[0][1]
         draw.text((x, max(0, y - 14)), problem.rule, fill=MAGENTA)
     # zlib's fastest level: a 15,000 px page otherwise takes seconds to save.
-    image.save(shots_dir / f"annotated-{m.theme}-{m.width}.png", compress_level=1)
+    write_png_atomic(shots_dir / f"annotated-{m.theme}-{m.width}.png", image, compress_level=1)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.atomic import write_atomic
+
 TIMINGS_FILE = "check-timings.json"  # beside check.json; diagnostics only, no stage reads it
 
 
@@ -59,7 +61,7 @@ class PhaseTimer:
         }
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps(self.as_json(), indent=1) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(self.as_json(), indent=1) + "\n")
 
 
 def _union(spans: list[tuple[float, float]]) -> float:

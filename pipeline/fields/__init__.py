@@ -17,7 +17,9 @@ from pipeline.draw.scene import SceneSpec
 from pipeline.errors import InputError
 from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
 from pipeline.fields.detect import Detection
+from pipeline.fields.general import FIELD as GENERAL_FIELD
 from pipeline.fields.serving import FIELD as SERVING
+from pipeline.fields.training import FIELD as TRAINING
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue, Catalogues
 
 if TYPE_CHECKING:
@@ -28,7 +30,9 @@ if TYPE_CHECKING:
     from pipeline.fields.cache import CacheStats
     from pipeline.plan.model import Concept, Panel, Plan
 
-FIELDS: dict[str, Field] = {SERVING.id: SERVING}
+FIELDS: dict[str, Field] = {
+    SERVING.id: SERVING, TRAINING.id: TRAINING, GENERAL_FIELD.id: GENERAL_FIELD
+}
 
 __all__ = [
     "FIELDS", "GENERIC", "GENERIC_SCENE", "CompareRow", "Field", "Run", "WalkStep", "catalogues",

@@ -30,10 +30,11 @@ from pipeline.ingest.reading_list import read_reading_list
 from pipeline.ingest.settle import settle_reading_list
 from pipeline.ingest.titles import title_from_file_name
 from pipeline.ingest.walk import walk_folder
+from pipeline.reader import ARTICLE, MAX_ARTICLE_BYTES, READING_LIST, FileRefused, read_file
 
 PARSERS = {"md": parse_markdown, "txt": parse_text, "html": parse_html, "pdf": parse_pdf}
 
-MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = MAX_ARTICLE_BYTES  # per article (pipeline.reader, with the other limits)
 # Reading speed used for `reading_minutes` (stated on the page, P10): Chinese is read by the
 # character, English by the word; a source never takes less than one minute.
 CJK_CHARS_PER_MINUTE = 300
@@ -82,7 +83,7 @@ def ingest_folder(src: Path) -> Corpus:
     for file in walk.files:
         path, rel = file.path, file.rel
         if rel == READING_LIST_NAME:
-            reading_list = _read_reading_list(path, skipped)
+            reading_list = _read_reading_list(path, src, skipped)
             continue
         if path.name in NOT_ARTICLES:
             continue
@@ -95,7 +96,7 @@ def ingest_folder(src: Path) -> Corpus:
             )
             continue
         try:
-            source, extracted = _read_source(path, rel, kind, used_ids)
+            source, extracted = _read_source(path, src, rel, kind, used_ids)
             sources.append(source)
             warnings += [FileWarning(path=rel, warning=w) for w in extracted.warnings]
         except Unreadable as why:
@@ -120,18 +121,15 @@ def ingest_folder(src: Path) -> Corpus:
     )
 
 
-def _read_source(path: Path, rel: str, kind: str, used_ids: set[str]) -> tuple[Source, Extracted]:
+def _read_source(
+    path: Path, src: Path, rel: str, kind: str, used_ids: set[str]
+) -> tuple[Source, Extracted]:
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise Unreadable(
-                f"too large ({size} bytes, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)"
-            )
-        if size == 0:
-            raise Unreadable("empty file")
-        data = path.read_bytes()
-    except OSError as err:
-        raise Unreadable(f"cannot be read ({err.strerror or type(err).__name__})") from None
+        data = read_file(path, src, ARTICLE)
+    except FileRefused as why:
+        raise Unreadable(str(why)) from None
+    if not data:
+        raise Unreadable("empty file")
     try:
         extracted = PARSERS[kind](data)
     except RecursionError:
@@ -221,12 +219,14 @@ def _unique(items: list[str]) -> list[str]:
 # Reading list (parsed by `pipeline.ingest.reading_list`)
 
 
-def _read_reading_list(path: Path, skipped: list[SkippedFile]) -> list[ReadingListEntry]:
+def _read_reading_list(
+    path: Path, src: Path, skipped: list[SkippedFile]
+) -> list[ReadingListEntry]:
     from pipeline.ingest.formats import decode_text
 
     try:
-        text, _ = decode_text(path.read_bytes())
-    except (OSError, Unreadable) as why:
+        text, _ = decode_text(read_file(path, src, READING_LIST))
+    except (FileRefused, Unreadable) as why:
         skipped.append(
             SkippedFile(path=READING_LIST_NAME, reason=f"reading list unreadable: {why}")
         )

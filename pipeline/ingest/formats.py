@@ -170,6 +170,7 @@ def parse_pdf(data: bytes) -> Extracted:
         title=pdf.title or first_line(paragraphs),
         title_from="pdf-metadata" if pdf.title else "first-line",
         links=find_urls("\n".join(pdf.pages)),
-        warnings=[f"damaged PDF, read what could be read ({p})" for p in pdf.problems[:1]],
+        warnings=[f"damaged PDF, read what could be read ({p})" for p in pdf.problems[:1]]
+        + ([f"long PDF: {pdf.stopped}"] if pdf.stopped else []),
     )
 

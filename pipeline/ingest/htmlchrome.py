@@ -5,8 +5,10 @@ and removed before the article's text is read."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
-from bs4 import BeautifulSoup, Comment, Tag
+from bs4 import BeautifulSoup, CData, Comment, NavigableString, PageElement, Tag
 
 DROPPED_HTML_TAGS = [
     "head",
@@ -59,6 +61,11 @@ ON_THIS_PAGE = re.compile(
     re.I,
 )
 
+# The longest heading ON_THIS_PAGE can match, with room for spaces, and the most elements and
+# strings such a heading holds (`<h2><span>On this page</span></h2>`): a heading past either is
+# not read whole (headings nested in each other, as unclosed <p>s are, made that quadratic).
+TOC_HEADING_MAX_CHARS = 40
+TOC_HEADING_MAX_NODES = 16
 SKIP_LINK = re.compile(r"^\s*(skip to|jump to|跳到|跳转到|跳至)", re.I)
 
 def strip_page(soup: BeautifulSoup) -> None:
@@ -104,25 +111,89 @@ def _attr_words(tag: Tag, name: str) -> list[str]:
         return [str(v) for v in value]
     return [str(value)] if value else []
 
+def _short_text(tag: Tag) -> str:
+    """`tag.get_text(" ", strip=True)` when it is at most TOC_HEADING_MAX_CHARS long, else "";
+    walked by hand and only that far (bs4's own string iterators first walk down to the last
+    descendant, which for headings nested in each other is quadratic)."""
+    parts: list[str] = []
+    size = visited = 0
+    stack = [iter(tag.children)]
+    while stack:
+        child = next(stack[-1], None)
+        visited += 1
+        if child is None:
+            stack.pop()
+        elif visited > TOC_HEADING_MAX_NODES:
+            return ""
+        elif isinstance(child, Tag):
+            stack.append(iter(child.children))
+        elif isinstance(child, NavigableString) and not isinstance(child, Comment):
+            text = child.strip()
+            size += len(text) + 1 if text else 0
+            if size > TOC_HEADING_MAX_CHARS + 1:
+                return ""
+            parts += [text] if text else []
+    return " ".join(parts)
+
+
 def _drop_tables_of_contents(soup: BeautifulSoup) -> None:
     """An "On this page" heading and its list; any list whose every item is an in-page link."""
     for heading in soup.find_all(["h2", "h3", "h4", "h5", "h6", "p", "strong"]):
-        if is_gone(heading) or not ON_THIS_PAGE.match(heading.get_text(" ", strip=True)):
+        if is_gone(heading) or not ON_THIS_PAGE.match(_short_text(heading)):
             continue
         nxt = heading.find_next_sibling()
         if isinstance(nxt, Tag) and nxt.name in ("ul", "ol", "nav", "div"):
             nxt.decompose()
         heading.decompose()
+    links = _link_counts(soup)  # once for the page: per list, find_all would be quadratic
     for lst in soup.find_all(["ul", "ol"]):
         if is_gone(lst):
             continue
         if lst.find("li", recursive=False) is None:
             continue
-        anchors = lst.find_all("a", href=True)
-        if (
-            anchors
-            and all(str(a["href"]).startswith("#") for a in anchors)
-            and sum(len(a.get_text(strip=True)) for a in anchors)
-            >= len(lst.get_text(strip=True)) * 0.9
-        ):
+        counts = links[id(lst)]
+        if counts.anchors and counts.in_page and counts.anchor_text >= counts.text * 0.9:
             lst.decompose()
+
+
+@dataclass
+class _LinkCounts:
+    """Of one element's subtree: its text's length (as `get_text(strip=True)`), its links
+    (`<a href>`), whether every link is in-page (`#…`), and their text's length."""
+
+    text: int = 0
+    anchors: int = 0
+    in_page: bool = True
+    anchor_text: int = 0
+
+    def add(self, child: _LinkCounts) -> None:
+        self.text += child.text
+        self.anchors += child.anchors
+        self.in_page = self.in_page and child.in_page
+        self.anchor_text += child.anchor_text
+
+
+def _link_counts(root: Tag) -> dict[int, _LinkCounts]:
+    """`_LinkCounts` of every element under `root` (by `id`), in one walk of the tree."""
+    counts: dict[int, _LinkCounts] = {}
+    stack: list[tuple[Tag, Iterator[PageElement], _LinkCounts]] = [
+        (root, iter(root.children), _LinkCounts())
+    ]
+    while stack:
+        tag, children, mine = stack[-1]
+        child = next(children, None)
+        if isinstance(child, Tag):
+            stack.append((child, iter(child.children), _LinkCounts()))
+        elif child is not None:
+            if type(child) in (NavigableString, CData):  # the strings get_text counts
+                mine.text += len(str(child).strip())
+        else:
+            stack.pop()
+            if tag.name == "a" and tag.has_attr("href"):
+                mine.anchors += 1
+                mine.anchor_text += mine.text
+                mine.in_page = mine.in_page and str(tag["href"]).startswith("#")
+            counts[id(tag)] = mine
+            if stack:
+                stack[-1][2].add(mine)
+    return counts

@@ -97,6 +97,35 @@ DATE_META = [
     {"itemprop": "datePublished"},
 ]
 CJK = re.compile(r"[\u3400-\u9fff]")
+# What Python's html.parser needs to close a comment (its own `commentclose`).
+COMMENT_CLOSE = re.compile(r"--\s*>")
+TAG_OR_COMMENT_OPEN = re.compile(r"<(!--)?")
+
+
+def soup_of(html: str) -> BeautifulSoup:
+    """`html` parsed by BeautifulSoup (html.parser), in linear time: see `_unclosable_escaped`."""
+    return BeautifulSoup(_unclosable_escaped(html), "html.parser")
+
+
+def _unclosable_escaped(html: str) -> str:
+    """`html` with every `<` that can never open a complete tag (no `>` after it) or comment (no
+    `-->` after it) written as `&lt;`, which reads as the same text (but for a character
+    reference right after such a `<`, which html.parser would have left undecoded).
+
+    At the end of its input html.parser takes such a `<` as text and starts again one character
+    on, and its tag pattern scans to the end of the input from each: 200 KB of `<a ` took minutes
+    (fixed in CPython 3.13.4 and 3.12.11, gh-135462; this Python may be older)."""
+    last_gt = html.rfind(">")
+    last_close = max((m.start() for m in COMMENT_CLOSE.finditer(html)), default=-1)
+    out: list[str] = []
+    pos = 0
+    for m in TAG_OR_COMMENT_OPEN.finditer(html):
+        start = m.start()
+        if start > last_gt or (m.group(1) and last_close < start + len("<!--")):
+            out += [html[pos:start], "&lt;"]
+            pos = start + 1
+    out.append(html[pos:])
+    return "".join(out)
 
 
 def image_note(alt: str) -> str:
@@ -113,7 +142,7 @@ def parse_html(data: bytes) -> Extracted:
     text, encoding = decode_text(data, declared.group(1).decode("ascii") if declared else None)
     front = split_front_matter(text)  # an .html post source of Jekyll or Hugo
     saved_from = SAVED_FROM.search(text[:BINARY_SNIFF_BYTES])
-    soup = BeautifulSoup(front.body, "html.parser")
+    soup = soup_of(front.body)
     site_names = _site_names(soup)
     og_title = _meta(soup, {"property": "og:title"})
     tag_title = soup.title.get_text(" ", strip=True) if soup.title else ""
@@ -159,7 +188,7 @@ def parse_html(data: bytes) -> Extracted:
 
 def fragment_paragraphs(html: str) -> tuple[list[str], list[str]]:
     """Paragraphs and http(s) links of an HTML fragment (a raw HTML block in Markdown)."""
-    soup = BeautifulSoup(html, "html.parser")
+    soup = soup_of(html)
     _math_to_text(soup)
     strip_page(soup)
     return html_paragraphs(soup), _links(soup)
@@ -327,11 +356,22 @@ def html_paragraphs(node: Tag) -> list[str]:
 
 
 def _html_table(table: Tag) -> str:
+    """The table's own rows, one line each, its cells joined by `|`. A table nested in a cell is
+    that cell's text: its rows are not listed again (and each cell is read once, so tables
+    nested thousands deep read in linear time)."""
     rows = []
-    for tr in table.find_all("tr"):
-        cells = [clean_inline(c.get_text(" ", strip=True)) for c in tr.find_all(["th", "td"])]
+    for tr in _own_rows(table):
+        cells = [
+            clean_inline(c.get_text(" ", strip=True))
+            for c in tr.find_all(["th", "td"], recursive=False)
+        ]
         if any(cells):
             rows.append(" | ".join(cells))
     return "\n".join(rows)
 
 
+def _own_rows(table: Tag) -> list[Tag]:
+    rows = []
+    for child in table.find_all(["tr", "thead", "tbody", "tfoot"], recursive=False):
+        rows += child.find_all("tr", recursive=False) if child.name != "tr" else [child]
+    return rows

@@ -24,6 +24,7 @@ from pipeline.ingest.formats import Extracted, decode_text, find_urls, first_lin
 from pipeline.ingest.frontmatter import split_front_matter
 from pipeline.ingest.htmlpage import fragment_paragraphs, image_note
 from pipeline.ingest.markdown_inline import CODE_SPAN, HTML_NAMES, inline_text
+from pipeline.ingest.templatetags import TemplateTag, drop_comments, replace_template_tags
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*)$")
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.*?)\s*#*\s*$")
@@ -49,19 +50,12 @@ KRAMDOWN_ATTRIBUTES = re.compile(r"^\s*\{:[^{}]*\}\s*$")
 REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(?P<url>\S+?)>?(?:\s+.*)?$")
 FOOTNOTE_DEFINITION = re.compile(r"^\s{0,3}\[\^[^\]]+\]:\s*")
 # Jekyll/Liquid and Hugo tags that wrap code: turned into a fenced block.
+# One line each (`[ \t]`, not `\s`, which would run across blank lines from every line start).
 CODE_TAG_OPEN = re.compile(
-    r"^\s*(?:\{%-?\s*highlight\s+(?P<l1>[\w+#.-]+)[^%]*-?%\}|\{\{<\s*highlight\s+(?P<l2>[\w+#.-]+)[^>]*>\}\})\s*$",
+    r"^[ \t]*(?:\{%-?[ \t]*highlight[ \t]+(?P<l1>[\w+#.-]+)[^%\n]*-?%\}|\{\{<[ \t]*highlight[ \t]+(?P<l2>[\w+#.-]+)[^>\n]*>\}\})[ \t]*$",
     re.M,
 )
-CODE_TAG_CLOSE = re.compile(r"^\s*(?:\{%-?\s*endhighlight\s*-?%\}|\{\{<\s*/highlight\s*>\}\})\s*$", re.M)
-LIQUID_COMMENT = re.compile(r"\{%-?\s*comment\s*-?%\}.*?\{%-?\s*endcomment\s*-?%\}", re.S)
-HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
-# Hugo shortcodes ({{< … >}}, {{% … %}}), Liquid tags ({% … %}) and Liquid output ({{ … }}).
-TEMPLATE_TAG = re.compile(
-    r"\{\{<\s*(?P<hugo>.*?)\s*>\}\}|\{\{%\s*(?P<hugo2>.*?)\s*%\}\}|\{%-?\s*(?P<liquid>.*?)\s*-?%\}"
-    r"|\{\{-?\s*(?P<output>.*?)\s*-?\}\}",
-    re.S,
-)
+CODE_TAG_CLOSE = re.compile(r"^[ \t]*(?:\{%-?[ \t]*endhighlight[ \t]*-?%\}|\{\{<[ \t]*/highlight[ \t]*>\}\})[ \t]*$", re.M)
 TAG_ATTRIBUTE = re.compile(r"""([\w-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
 HTML_BLOCK_START = re.compile(rf"^\s{{0,3}}(?:<(?:{HTML_NAMES})(?:[\s/>]|$)|</(?:{HTML_NAMES})\s*>)", re.I)
 TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -165,19 +159,20 @@ def _outside_code(text: str, fn: Callable[[str], str]) -> str:
 
 def _drop_templates(text: str) -> str:
     """Comments and template tags out of prose; code spans keep theirs (`{{ .Title }}`)."""
-    text = HTML_COMMENT.sub("", LIQUID_COMMENT.sub("", text))
+    text = drop_comments(text)
     out, pos = [], 0
     for m in CODE_SPAN.finditer(text):
-        out += [TEMPLATE_TAG.sub(_template_replacement, text[pos : m.start()]), m.group(0)]
+        out += [replace_template_tags(text[pos : m.start()], _template_replacement), m.group(0)]
         pos = m.end()
-    out.append(TEMPLATE_TAG.sub(_template_replacement, text[pos:]))
+    out.append(replace_template_tags(text[pos:], _template_replacement))
     return "".join(out)
 
 
-def _template_replacement(m: re.Match[str]) -> str:
+def _template_replacement(string: str, tag: TemplateTag) -> str:
     """A figure-like tag keeps its caption (or its image's alt text as a note); a tag standing
-    on its own lines becomes a paragraph of its own; anything else is dropped."""
-    inner = m.group("hugo") or m.group("hugo2") or m.group("liquid") or ""
+    on its own lines becomes a paragraph of its own; anything else (Liquid output `{{ … }}`
+    included) is dropped."""
+    inner = "" if tag.opener == "{{" else tag.inner
     if not inner or inner.startswith("/"):
         return ""
     attrs = {k.lower(): a or b or c for k, a, b, c in TAG_ATTRIBUTE.findall(inner)}
@@ -186,8 +181,8 @@ def _template_replacement(m: re.Match[str]) -> str:
         text = image_note(attrs["alt"])
     if not text:
         return ""
-    start, end = m.string.rfind("\n", 0, m.start()) + 1, m.string.find("\n", m.end())
-    own_line = not m.string[start : m.start()].strip() and not m.string[m.end() : end if end != -1 else None].strip()
+    start, end = string.rfind("\n", 0, tag.start) + 1, string.find("\n", tag.end)
+    own_line = not string[start : tag.start].strip() and not string[tag.end : end if end != -1 else None].strip()
     return f"\n\n{text}\n\n" if own_line else text
 
 

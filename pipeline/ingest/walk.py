@@ -8,14 +8,12 @@ followed (no loops, no escapes), and names that are not valid UTF-8 are given a 
 
 from __future__ import annotations
 
-import errno
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-# Control characters in a file name are shown escaped: a name must not drive the terminal.
-_CONTROL_CHARS = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
+from pipeline.reader import link_target, printable, symlink_problem
 
 
 @dataclass(frozen=True)
@@ -40,16 +38,6 @@ class FolderWalk:
 
     files: list[FolderFile] = field(default_factory=list)
     skipped: list[FolderSkip] = field(default_factory=list)
-
-
-def printable(text: str) -> str:
-    """A file name (or any untrusted text) safe to store as UTF-8 and to print: undecodable bytes
-    (kept by Python as surrogate escapes) become `\\xff`, control characters `\\x1b`."""
-    try:
-        raw = os.fsencode(text)
-    except UnicodeEncodeError:  # a lone surrogate that did not come from the file system
-        raw = text.encode("utf-8", "backslashreplace")
-    return raw.decode("utf-8", "backslashreplace").translate(_CONTROL_CHARS)
 
 
 def walk_folder(src: Path) -> FolderWalk:
@@ -78,8 +66,8 @@ def _descend(path: Path, src: Path, root: Path, walk: FolderWalk) -> bool:
     walked where it lies (following the link could loop); one outside must not be read at all."""
     if not path.is_symlink():
         return True
-    why = _symlink_problem(path, root) or (
-        f"symlinked folder not followed ({_link_target(path)}; its files are read where they lie)"
+    why = symlink_problem(path, root) or (
+        f"symlinked folder not followed ({link_target(path)}; its files are read where they lie)"
     )
     walk.skipped.append(FolderSkip(_rel(path, src), why))
     return False
@@ -97,7 +85,7 @@ def _consider_file(path: Path, src: Path, root: Path, walk: FolderWalk) -> None:
 def _why_unreadable(path: Path, root: Path) -> str | None:
     """None when `path` is a regular file inside `root`; else why it must not be read."""
     if path.is_symlink():
-        problem = _symlink_problem(path, root)
+        problem = symlink_problem(path, root)
         if problem:
             return problem
     try:
@@ -107,25 +95,3 @@ def _why_unreadable(path: Path, root: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return "not a regular file (device, pipe or socket)"
     return None
-
-
-def _symlink_problem(path: Path, root: Path) -> str | None:
-    """Why a symlink must not be followed (a loop, no target, a target outside `root`), or None."""
-    try:
-        real = path.resolve(strict=True)
-    except RuntimeError:  # Python 3.11-3.12 report a loop this way
-        return f"symlink loop ({_link_target(path)})"
-    except OSError as err:
-        if err.errno == errno.ELOOP:
-            return f"symlink loop ({_link_target(path)})"
-        return f"broken symlink ({_link_target(path)})"
-    if not real.is_relative_to(root):
-        return f"symlink to outside the folder ({_link_target(path)}); not read"
-    return None
-
-
-def _link_target(path: Path) -> str:
-    try:
-        return "→ " + printable(os.readlink(path))
-    except OSError:
-        return "target unknown"

@@ -62,6 +62,8 @@ class ScenarioEntry:
     time_unit: str
     placeholders: tuple[PlaceholderEntry, ...] = ()
     knobs: tuple[KnobEntry, ...] = ()
+    # What happens in each variant's run, told from the run itself (a caption is written from it)
+    stories: Mapping[str, str] = field(default_factory=dict)
 
     def offers(self, name: str) -> bool:
         return any(p.name == name for p in self.placeholders)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pipeline.artifacts.sources import Corpus
 from pipeline.errors import LLMError, LLMUsage
+from pipeline.plan.bounds import SpendBounds
 from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
@@ -25,7 +26,7 @@ from pipeline.plan.model import Meta, Panel, Plan
 from pipeline.plan.notes import NOTES_TOOL, notes_corpus
 from pipeline.plan.pricing import estimate_cost, tokens_and_cost, usage_dict
 from pipeline.plan.prompting import corpus_hash, plan_tool_schema, render_prompt
-from pipeline.plan.session import PLAN_MAX_TOKENS, PLAN_MAX_TOKENS_CAP, Session, Truncated
+from pipeline.plan.session import PLAN_MAX_TOKENS, PLAN_MAX_TOKENS_CAP, Notify, Session, Truncated
 
 # Above this many input tokens the corpus is condensed into per-source notes first.
 CORPUS_TOKEN_BUDGET = 120_000
@@ -60,13 +61,18 @@ def extract_plan(
     catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
     progress: Sequence[str] = (),
+    bounds: SpendBounds | None = None,
+    notify: Notify | None = None,
 ) -> ExtractResult:
     """Plan `corpus` with the model from the environment (see `LLMClient.from_env`).
     `max_rounds` bounds the attempts (first answer + repairs); raises `PlanRepairFailed`.
+    `bounds` caps the paid calls and sets the deadlines (`pipeline.plan.bounds`; raises
+    `CallCapRefused` before a run over the cap, `LLMStopped` part-way); `notify` is handed the
+    notices worth a line on the terminal (the estimate before a large run, a damaged cache).
     `catalogue` is what the prompt offers (scenarios, scenes, placeholders, knobs, techniques)
     and `rules` every page rule an answer is checked against (default `plan_violations`); a
     caller without them gives `scenarios` (id → description) and `values_for`."""
-    client = LLMClient.from_env(model)
+    client = LLMClient.from_env(model, **_client_options(bounds))
     return run_extraction(
         client,
         corpus,
@@ -80,7 +86,13 @@ def extract_plan(
         catalogue=catalogue,
         rules=rules,
         progress=progress,
+        bounds=bounds,
+        notify=notify,
     )
+
+
+def _client_options(bounds: SpendBounds | None) -> dict[str, float]:
+    return {} if bounds is None else {"call_deadline_s": bounds.call_deadline_s}
 
 
 def run_extraction(
@@ -98,9 +110,11 @@ def run_extraction(
     catalogue: Catalogue | Catalogues | None = None,
     rules: PlanRules | None = None,
     progress: Sequence[str] = (),
+    bounds: SpendBounds | None = None,
+    notify: Notify | None = None,
 ) -> ExtractResult:
     """`extract_plan` with an explicit client (tests pass one with short timeouts)."""
-    session = Session(client, out_dir / CACHE_DIR_NAME, refresh)
+    session = Session(client, out_dir / CACHE_DIR_NAME, refresh, bounds, notify)
     if scenarios is None:
         scenarios = (
             {
@@ -129,7 +143,8 @@ def run_extraction(
     )
     path: ExtractPath = "direct"
     if job.input_tokens(corpus_block) > token_budget:
-        path, corpus_block = "notes", notes_corpus(session, corpus, lang, token_budget)
+        path = "notes"
+        corpus_block = notes_corpus(session, corpus, lang, token_budget, job.max_rounds)
     try:
         plan, attempts = job.run(corpus_block, path)
     except Truncated:
@@ -139,7 +154,8 @@ def run_extraction(
                 "notes; try a model with a larger output limit (TUJIE_MODEL) or fewer articles"
             ) from None
         path = "notes"
-        plan, attempts = job.run(notes_corpus(session, corpus, lang, token_budget), path)
+        notes = notes_corpus(session, corpus, lang, token_budget, job.max_rounds)
+        plan, attempts = job.run(notes, path)
     cost, known = estimate_cost(client.model, session.usage)
     meta = Meta(
         made_by="llm",

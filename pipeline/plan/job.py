@@ -17,6 +17,8 @@ from pydantic import Field
 from pipeline.artifacts.sources import Corpus
 from pipeline.atomic import write_atomic
 from pipeline.errors import PlanError, PlanRepairFailed, Violation
+from pipeline.jsonlimits import JSONRefused
+from pipeline.jsonlimits import loads as json_loads
 from pipeline.plan.catalogue import GENERIC_ONE_IN, Catalogue, Catalogues
 from pipeline.plan.llm import LLMReply, LLMRequest
 from pipeline.plan.model import (
@@ -191,7 +193,7 @@ class PlanJob:
         request = self._request(self.session.mode, [self._first_message(corpus_block)])
         if self.session.has_answer(request):
             return 0  # answered before at this size: no need to count (works offline)
-        counted = self.session.client.count_tokens(request)
+        counted = self.session.count_tokens(request)
         return counted if counted is not None else estimate_tokens(request.system + corpus_block)
 
     def _request(self, mode: Mode, messages: list[dict[str, Any]]) -> LLMRequest:
@@ -263,7 +265,7 @@ class PlanJob:
 
     def _plan_data(self, reply: LLMReply) -> tuple[Any, Violation | None]:
         """The plan object of a reply, or a violation saying why there is none."""
-        data = self.answer.read(reply)
+        data = self.session.read_answer(self.answer, reply)
         if data is None:
             how = (
                 f"call the tool {PLAN_TOOL} with the plan"
@@ -273,11 +275,13 @@ class PlanJob:
             return None, Violation("(output)", f"no plan: {how}")
         if isinstance(data, str):
             try:
-                data = json.loads(data)
+                data = json_loads(data)
             except json.JSONDecodeError as err:
                 return data, Violation(
                     "(json)", f"not valid JSON at line {err.lineno} column {err.colno}: {err.msg}"
                 )
+            except JSONRefused as err:
+                raise self.session.stopped(f"the model's answer is {err}") from None
         if not isinstance(data, dict):
             return data, Violation("(root)", "the plan must be a JSON object")
         return data, None

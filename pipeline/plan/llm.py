@@ -17,12 +17,16 @@ from typing import Any
 
 import anthropic
 
-from pipeline.errors import EnvironmentMissing, LLMError, LLMUsage
+from pipeline.errors import DeadlinePassed, EnvironmentMissing, LLMError, LLMUsage
+from pipeline.jsonlimits import MAX_JSON_DEPTH, nesting_depth, too_deep
+from pipeline.plan.base_url import BASE_URL_ENV, BASE_URL_FIX, check_base_url, mask_password
+from pipeline.plan.bounds import CALL_DEADLINE_S, Deadline, earliest, run_before
 from pipeline.plan.models import default_model
+from pipeline.urls import mask_credentials
 
 # The current Sonnet (models.json "default", with its sources): asked by structured outputs.
 DEFAULT_MODEL = default_model()
-API_KEY_ENV, MODEL_ENV, BASE_URL_ENV = "ANTHROPIC_API_KEY", "TUJIE_MODEL", "ANTHROPIC_BASE_URL"
+API_KEY_ENV, MODEL_ENV = "ANTHROPIC_API_KEY", "TUJIE_MODEL"
 # Retries are ours, not the SDK's, so that every wait is bounded and visible here.
 MAX_RETRIES = 4
 INITIAL_BACKOFF_S = 1.0
@@ -68,6 +72,11 @@ class LLMRequest:
         if self.output_config:
             out["output_config"] = self.output_config
         return out
+
+
+class UnreadableReply(LLMError):
+    """The model's reply could not be read at all (nested too deeply to parse, or not JSON
+    where the SDK needs it). It was paid for: the plan session stops with the spend so far."""
 
 
 class LLMRejected(LLMError):
@@ -157,19 +166,31 @@ class LLMClient:
         timeout_s: float = REQUEST_TIMEOUT_S,
         initial_backoff_s: float = INITIAL_BACKOFF_S,
         sleep: Callable[[float], None] = time.sleep,
+        call_deadline_s: float = CALL_DEADLINE_S,
     ):
         self.model = model
         self._key = api_key
         self._max_retries = max_retries
         self._backoff = initial_backoff_s
         self._sleep = sleep
-        self._client = anthropic.Anthropic(
-            api_key=api_key,
-            base_url=base_url,  # None: the SDK reads ANTHROPIC_BASE_URL itself
-            max_retries=0,
-            timeout=anthropic.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s)),
-        )
-        self.base_url = str(self._client.base_url)
+        self.call_deadline_s = call_deadline_s
+        named = BASE_URL_ENV if base_url is None else "the base URL"
+        base_url = base_url if base_url is not None else os.environ.get(BASE_URL_ENV) or None
+        if base_url is not None:
+            check_base_url(base_url, named)
+        try:
+            self._client = anthropic.Anthropic(
+                api_key=api_key,
+                base_url=base_url,
+                max_retries=0,
+                timeout=anthropic.Timeout(timeout_s, connect=min(CONNECT_TIMEOUT_S, timeout_s)),
+            )
+        except Exception as err:  # the SDK's own URL parser refusing what ours let through
+            raise EnvironmentMissing(
+                f"{named} = {mask_password(base_url or '')} cannot be used "
+                f"({type(err).__name__}: {mask_password(str(err))[:120]}); {BASE_URL_FIX}"
+            ) from None
+        self.base_url = mask_password(str(self._client.base_url))
 
     @classmethod
     def from_env(cls, model: str | None = None, **options: Any) -> LLMClient:
@@ -180,36 +201,63 @@ class LLMClient:
         chosen = model or os.environ.get(MODEL_ENV, "").strip() or DEFAULT_MODEL
         return cls(key, model=chosen, **options)
 
-    def create(self, request: LLMRequest) -> LLMReply:
-        """Send one request (streamed when the output may be long), retrying transient faults."""
+    def create(self, request: LLMRequest, deadline: Deadline | None = None) -> LLMReply:
+        """Send one request (streamed when the output may be long), retrying transient faults,
+        all within `call_deadline_s` (and `deadline`, the plan's, when it comes first):
+        `DeadlinePassed` when no attempt has answered by then, whatever the socket does."""
         kwargs = request.body(self.model)
+        due = earliest(Deadline.after(self.call_deadline_s, "for one model call"), deadline)
+        what = f"the model call to {self._where()}"
         for attempt in range(self._max_retries + 1):
             try:
-                if request.max_tokens >= STREAM_FROM_MAX_TOKENS:
-                    with self._client.messages.stream(**kwargs) as stream:
-                        message = stream.get_final_message()
-                else:
-                    message = self._client.messages.create(**kwargs)
-                return _reply_from_message(message)
+                return run_before(due, lambda: self._send(request, kwargs), what)
             except anthropic.APIError as err:
                 wait = self._retry_wait(err, attempt)
                 if wait is None and isinstance(err, anthropic.BadRequestError):
                     raise LLMRejected(self._describe(err, attempt), _refused(err)) from None
                 if wait is None:
                     raise LLMError(self._describe(err, attempt)) from None
+                if wait >= due.remaining():
+                    raise DeadlinePassed(
+                        f"{what}: {self._describe(err, attempt)}; no time left to retry within "
+                        f"the {due.what}"
+                    ) from None
                 self._sleep(wait)
         raise AssertionError("unreachable: the loop returns or raises")
 
-    def count_tokens(self, request: LLMRequest) -> int | None:
+    def _send(self, request: LLMRequest, kwargs: dict[str, Any]) -> LLMReply:
+        """One attempt. A reply the SDK cannot parse (nested past the JSON parser's recursion
+        limit, or a tool input that is no JSON) is `UnreadableReply`, not a traceback."""
+        try:
+            if request.max_tokens >= STREAM_FROM_MAX_TOKENS:
+                with self._client.messages.stream(**kwargs) as stream:
+                    message = stream.get_final_message()
+            else:
+                message = self._client.messages.create(**kwargs)
+        except RecursionError:
+            raise UnreadableReply(f"the model's reply is {too_deep()}") from None
+        except ValueError as err:  # the stream's tool-input parser (jiter)
+            said = " ".join(str(err).split())
+            if "recursion limit" in said:
+                raise UnreadableReply(f"the model's reply is {too_deep()}") from None
+            raise UnreadableReply(f"the model's reply could not be read ({said[:120]}…)") from None
+        if nesting_depth(message.model_dump(mode="json")) > MAX_JSON_DEPTH + 8:
+            raise UnreadableReply(f"the model's reply is {too_deep()}")
+        return _reply_from_message(message)
+
+    def count_tokens(self, request: LLMRequest, deadline: Deadline) -> int | None:
         """Input tokens of `request` by the API's counter, or None when the endpoint is not
-        available (the caller then estimates). Authentication failures still raise."""
+        available (the caller then estimates). Authentication failures still raise, and so
+        does `DeadlinePassed` when the counter has not answered by `deadline`."""
         body = request.body(self.model)
         body.pop("max_tokens", None)
+        what = f"the token count at {self._where()}"
         try:
-            return int(self._client.messages.count_tokens(**body).input_tokens)
+            counted = run_before(deadline, lambda: self._client.messages.count_tokens(**body), what)
+            return int(counted.input_tokens)
         except (anthropic.AuthenticationError, anthropic.PermissionDeniedError) as err:
             raise LLMError(self._describe(err, 0)) from None
-        except anthropic.APIError:
+        except (anthropic.APIError, RecursionError, ValueError, TypeError):
             return None
 
     # -- faults ---------------------------------------------------------------------------------
@@ -223,8 +271,11 @@ class LLMClient:
             return asked if asked <= MAX_RETRY_AFTER_S else None
         return float(min(self._backoff * 2**attempt, MAX_BACKOFF_S))
 
+    def _where(self) -> str:
+        return f"the Anthropic API ({self.base_url})"
+
     def _describe(self, err: anthropic.APIError, attempt: int) -> str:
-        where = f"the Anthropic API ({self.base_url})"
+        where = self._where()
         if isinstance(err, anthropic.AuthenticationError):
             text = f"{where} rejected the API key (401): check {API_KEY_ENV}"
         elif isinstance(err, anthropic.PermissionDeniedError):
@@ -254,7 +305,8 @@ class LLMClient:
         return self._redact(text)
 
     def _redact(self, text: str) -> str:
-        return text.replace(self._key, "[key]") if self._key else text
+        """No key, and no password of a credentialled ANTHROPIC_BASE_URL, in an error line."""
+        return mask_credentials(text.replace(self._key, "[key]") if self._key else text)
 
 
 def _reply_from_message(message: Any) -> LLMReply:

@@ -12,15 +12,27 @@ Validate a folder's plan with `tujie validate SRC` (or `tujie build`, which does
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+)
 
 from pipeline.config import MAX_TITLE
 from pipeline.errors import PlanError, Violation
+from pipeline.jsonlimits import MAX_JSON_DEPTH, JSONRefused, NonFinite, nesting_depth, too_deep
+from pipeline.jsonlimits import loads as json_loads
+from pipeline.reader import PLAN, FileRefused, read_text
+from pipeline.urls import has_credentials
 
 PLAN_FORMAT = 1
 MIN_CONCEPTS, MAX_CONCEPTS = 8, 13
@@ -226,6 +238,17 @@ class RouteStop(_Model):
     url: str = Field(pattern=r"^https?://")
     why: str = Field(min_length=1, max_length=120)
 
+    @field_validator("url")
+    @classmethod
+    def _no_credentials(cls, url: str) -> str:
+        # An address with user:password@ would put them in an href on the page (issue 22).
+        if has_credentials(url):
+            raise ValueError(
+                "carries credentials (user:password@ before the host): give the address "
+                "without them"
+            )
+        return url
+
 
 class Meta(_Model):
     """How the plan was made."""
@@ -295,7 +318,8 @@ PROSE_FIELDS = frozenset({"body", "takeaway", "intro", "sentence", "definition",
 
 
 def control_violations(data: object, path: str = "") -> list[Violation]:
-    """Every string of a decoded plan that holds a control character, with its JSON path."""
+    """Every string of a decoded plan that holds a control character, and every number that is
+    not finite (NaN, Infinity, or 1e400, which overflows to it), with its JSON path."""
     out: list[Violation] = []
     stack: list[tuple[str, str, object]] = [(path, "", data)]
     while stack:
@@ -312,12 +336,18 @@ def control_violations(data: object, path: str = "") -> list[Violation]:
             if found:
                 code = f"U+{ord(found.group()):04X}"
                 out.append(Violation(where or "(root)", f"contains the control character {code}"))
+        elif isinstance(value, float) and not math.isfinite(value):
+            written = value.literal if isinstance(value, NonFinite) else str(value)
+            out.append(Violation(where or "(root)", f"{written} is not a finite number"))
     return sorted(out, key=lambda v: v.path)
 
 
 def parse_plan(data: object, file: str | Path | None = None) -> Plan:
     """Type-check a decoded plan; raise `PlanError` listing every field problem with its path
-    (control characters in any string included)."""
+    (control characters in any string and non-finite numbers included). Data nested deeper than
+    any plan is refused first, before anything walks it."""
+    if nesting_depth(data) > MAX_JSON_DEPTH:
+        raise PlanError(file, [Violation("(root)", too_deep())])
     controls = control_violations(data)
     try:
         plan = Plan.model_validate(data)
@@ -328,21 +358,28 @@ def parse_plan(data: object, file: str | Path | None = None) -> Plan:
     return plan
 
 
-def load_plan(path: Path) -> Plan:
-    """Read and type-check `plan.json`. Page rules are checked separately (`check_plan`)."""
+def read_plan_text(path: Path, folder: Path | None = None) -> str:
+    """The text of a plan file, read through `pipeline.reader` (a regular file inside `folder`,
+    by default its own folder, at most MAX_PLAN_BYTES, UTF-8); PlanError naming the file."""
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(path, [Violation("(file)", "not found")]) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise PlanError(path, [Violation("(file)", f"cannot be read as UTF-8: {err}")]) from None
+        return read_text(path, path.parent if folder is None else folder, PLAN)
+    except FileRefused as why:
+        raise PlanError(path, [Violation("(file)", str(why))]) from None
+
+
+def load_plan(path: Path, folder: Path | None = None) -> Plan:
+    """Read and type-check `plan.json` (see `read_plan_text`). Page rules are checked
+    separately (`check_plan`)."""
+    raw = read_plan_text(path, folder)
     try:
-        data = json.loads(raw)
+        data = json_loads(raw)
     except json.JSONDecodeError as err:
         where = f"line {err.lineno} column {err.colno}"
         raise PlanError(
             path, [Violation("(json)", f"not valid JSON at {where}: {err.msg}")]
         ) from None
+    except JSONRefused as err:
+        raise PlanError(path, [Violation("(json)", str(err))]) from None
     return parse_plan(data, path)
 
 

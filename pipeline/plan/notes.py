@@ -8,8 +8,9 @@ from typing import Any
 
 from pipeline.artifacts.sources import Corpus, Source
 from pipeline.plan.llm import LLMRequest
+from pipeline.plan.pricing import forecast_line
 from pipeline.plan.prompting import estimate_tokens, render_prompt
-from pipeline.plan.session import Session
+from pipeline.plan.session import PLAN_MAX_TOKENS, Session
 from pipeline.plan.structured import Answer, Mode
 
 NOTES_TOOL = "record_notes"
@@ -45,13 +46,17 @@ NOTES_SCHEMA: dict[str, Any] = {
 NOTES_ANSWER = Answer(NOTES_TOOL, "Record the notes of one article.", NOTES_SCHEMA)
 
 
-def notes_corpus(session: Session, corpus: Corpus, lang: str, budget: int) -> str:
+def notes_corpus(
+    session: Session, corpus: Corpus, lang: str, budget: int, plan_calls: int = 1
+) -> str:
     """Condense each source into notes (concepts + verbatim quotes), keeping only quotes that
-    really are in the source, and render them as the corpus block of the plan request."""
-    notes = []
-    for source in corpus.sources:
-        paragraphs, truncated = _fit(source, budget)
-        ask = partial(
+    really are in the source, and render them as the corpus block of the plan request.
+
+    One call per source: before the first, the calls not answered from the cache (and the
+    `plan_calls` the plan will take after them) are counted and priced, and the run is refused
+    over the session's cap (`Session.allow`)."""
+    asks = [
+        partial(
             _notes_request,
             source=source,
             paragraphs=paragraphs,
@@ -59,9 +64,32 @@ def notes_corpus(session: Session, corpus: Corpus, lang: str, budget: int) -> st
             lang=lang,
             forced_tool_use=session.caps.forced_tool_use,
         )
-        raw = NOTES_ANSWER.read(session.ask(ask))
+        for source in corpus.sources
+        for paragraphs, truncated in [_fit(source, budget)]
+    ]
+    _allow_notes_run(session, [ask(session.mode) for ask in asks], budget, plan_calls)
+    notes = []
+    for source, ask in zip(corpus.sources, asks, strict=True):
+        raw = session.read_answer(NOTES_ANSWER, session.ask(ask))
         notes.append({"source": source, "text": _notes_text(corpus, source, raw)})
     return render_prompt("notes_corpus.j2", notes=notes, reading_list=corpus.reading_list)
+
+
+def _allow_notes_run(
+    session: Session, requests: list[LLMRequest], budget: int, plan_calls: int
+) -> None:
+    paid = [r for r in requests if not session.has_answer(r)]
+    calls = [(_request_tokens(r), r.max_tokens) for r in paid]
+    calls += [(budget, PLAN_MAX_TOKENS)] * plan_calls
+    what = f"{len(paid):,} notes, one per article not answered before, + up to {plan_calls} for the plan"
+    session.allow(len(calls), what, forecast_line(session.client.model, calls))
+
+
+def _request_tokens(request: LLMRequest) -> int:
+    texts = [request.system] + [
+        str(block.get("text", "")) for m in request.messages for block in m["content"]
+    ]
+    return sum(estimate_tokens(t) for t in texts)
 
 
 def _notes_request(

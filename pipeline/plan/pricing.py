@@ -66,3 +66,18 @@ def tokens_and_cost(model: str, usage: LLMUsage) -> str:
 def spend_line(model: str, usage: LLMUsage) -> str:
     """One line saying what a (possibly failed) extraction spent, for the terminal."""
     return f"spent: {usage.calls} call(s) to {model or 'the model'}: {tokens_and_cost(model, usage)}"
+
+
+def forecast_line(model: str, calls: list[tuple[int, int]]) -> str:
+    """What `calls` (each: input tokens, output limit) would cost at most, every answer as long
+    as its limit allows, as the question before a large run shows it."""
+    usage = LLMUsage(
+        input_tokens=sum(i for i, _ in calls), output_tokens=sum(o for _, o in calls)
+    )
+    cost, known = estimate_cost(model, usage)
+    if not known:
+        return f"cost unknown ({model} is not in pipeline/plan/pricing.json)"
+    return (
+        f"est. cost at most ${cost:,.2f} at {model}'s list prices ({usage.input_tokens:,} input "
+        f"tokens, up to {usage.output_tokens:,} output)"
+    )

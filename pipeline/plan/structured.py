@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pipeline.errors import LLMError
+from pipeline.jsonlimits import loads as json_loads
 from pipeline.plan.llm import LLMReply, strict_schema
 
 Mode = Literal["structured", "tool"]
@@ -138,7 +139,8 @@ class Answer:
     def read(self, reply: LLMReply) -> Any:
         """The answer in `reply`: the tool input if the tool was called, else the reply's text
         parsed as JSON (from a ```json fence if the text is not JSON itself); the text itself
-        when it does not parse, None when there is none."""
+        when it does not parse, None when there is none. JSON nested deeper than any answer
+        raises `JSONRefused` (`pipeline.jsonlimits`)."""
         data = reply.tool_input(self.name)
         if data is not None:
             return data
@@ -147,7 +149,7 @@ class Answer:
             return None
         for candidate in (text, *(m.group(1) for m in JSON_FENCE.finditer(text))):
             try:
-                return json.loads(candidate)
+                return json_loads(candidate)  # JSONRefused (nested too deeply) is raised
             except json.JSONDecodeError:
                 continue
         fenced = JSON_FENCE.search(text)

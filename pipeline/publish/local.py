@@ -45,6 +45,7 @@ from pipeline.publish.site import (
     write_site_index,
 )
 from pipeline.publish.summary import page_bullets
+from pipeline.publish.targets import refuse_folder_target
 
 STAGING_PREFIX = ".staging-"
 SITE_LOCK = ".publish.lock"
@@ -75,6 +76,12 @@ def refuse_unless_publishable(
 ) -> ReviewReport:
     """Raise `PublishRefused` (one line: the reason and the way out) unless the build may go;
     return its review."""
+    built_from = BuildState.load(build_dir / STATE_FILE).inputs_hash
+    if current_inputs_hash and built_from and built_from != current_inputs_hash:
+        raise PublishRefused(
+            f"the build in {build_dir} is older than its inputs (they changed since the build "
+            "read them): rebuild with make page, and review it, before publishing"
+        )
     if not (build_dir / "index.html").is_file():
         raise PublishRefused(f"{build_dir}/index.html is missing: build the page first (make page)")
     try:
@@ -92,12 +99,6 @@ def refuse_unless_publishable(
         )
     if not allow_unverified:
         _refuse_unverified_links(build_dir / "links.json")
-    built_from = BuildState.load(build_dir / STATE_FILE).inputs_hash
-    if current_inputs_hash and built_from and built_from != current_inputs_hash:
-        raise PublishRefused(
-            f"the build in {build_dir} is older than its inputs (they changed since): "
-            "rebuild with make page before publishing"
-        )
     return reviewed(build_dir)
 
 
@@ -148,10 +149,12 @@ def publish(
     base_url: str | None = None,
     current_inputs_hash: str | None = None,
     keep: int = DEFAULT_KEEP_VERSIONS,
+    source: Path | None = None,
 ) -> PublishResult:
     """Publish `build_dir` as page `name` under `site_root` (or `to`: another directory, or
     `git:BRANCH` to commit the site to that branch; pushed only with `push`), keeping the last
-    `keep` versions (the live one included)."""
+    `keep` versions (the live one included). `source`, the folder the build was made from, is
+    never published into (nor is the build)."""
     problem = page_name_problem(name)
     if problem:
         raise UsageError(f"page name: {problem}")
@@ -169,6 +172,7 @@ def publish(
         )
         return PublishResult(address, bullets, None, version, review.summary)
     root = Path(to) if to else site_root
+    refuse_folder_target(root, name, build_dir=build_dir, source=source)
     prepare_site_root(root)
     with held_lock(root / SITE_LOCK, purpose=f"publish to {root}"):
         try:

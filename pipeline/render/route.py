@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pipeline.artifacts.links import UNVERIFIED_STATUSES, LinkReport, LinkResult
 from pipeline.artifacts.sources import Corpus, Source, normalize_url
 from pipeline.plan.model import Plan, RouteStop
+from pipeline.urls import without_credentials
 
 # Reading speeds behind the route's minutes; the rule is printed on the page next to them.
 ENGLISH_WORDS_PER_MINUTE = 200
@@ -23,9 +24,11 @@ SAFE_URL = re.compile(r"^https?://[^\s\"'<>]+$", re.IGNORECASE)
 
 
 def safe_url(url: str | None) -> str | None:
-    """The URL if it is plain http(s) (no javascript:, data:, quotes or spaces), else None."""
+    """The URL if it is plain http(s) (no javascript:, data:, quotes or spaces), else None;
+    never with credentials (`user:password@` is dropped: the plan refuses them, and the corpus
+    strips them, so this is the last guard before an href)."""
     if url and SAFE_URL.match(url.strip()):
-        return url.strip()
+        return without_credentials(url.strip())
     return None
 
 

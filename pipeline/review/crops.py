@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from pipeline.atomic import write_png_atomic
+
 # The close-up: the first changed region at full size, with some context around it.
 ZOOM_ROWS, ZOOM_COLUMNS = 120, 300
 ZOOM_PAD_ROWS, ZOOM_PAD_COLUMNS = 16, 48
@@ -76,9 +78,8 @@ def save_palette(windows: Sequence[np.ndarray], paths: Sequence[Path]) -> None:
     top = 0
     for window, path in zip(windows, paths, strict=True):
         path.parent.mkdir(parents=True, exist_ok=True)
-        palette.crop((0, top, window.shape[1], top + window.shape[0])).save(
-            path, compress_level=PNG_COMPRESSION
-        )
+        crop = palette.crop((0, top, window.shape[1], top + window.shape[0]))
+        write_png_atomic(path, crop, compress_level=PNG_COMPRESSION)
         top += window.shape[0]
 
 
@@ -100,7 +101,7 @@ def save_overlay(mask: np.ndarray, path: Path) -> None:
     rgba[full(near)] = OVERLAY_TINT
     rgba[full(ring)] = OVERLAY_RING
     rgba[mask] = OVERLAY_PIXEL
-    Image.fromarray(rgba, "RGBA").save(path, compress_level=PNG_COMPRESSION)
+    write_png_atomic(path, Image.fromarray(rgba, "RGBA"), compress_level=PNG_COMPRESSION)
 
 
 def _grow(grid: np.ndarray) -> np.ndarray:

@@ -57,9 +57,10 @@ def write_review(
         shutil.rmtree(review_dir)
     review_dir.mkdir(parents=True)
     report = build_report(build_dir, site_dir, review_dir, publish_command=publish_command)
-    report.save(build_dir / REVIEW_FILE)
     out = build_dir / "review.html"
     write_atomic(out, render_review(report, build_dir))
+    # Last: publish trusts review.json, so it must never describe a review.html not yet written.
+    report.save(build_dir / REVIEW_FILE)
     return out
 
 

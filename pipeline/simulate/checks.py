@@ -12,6 +12,7 @@ a violation at the panel's knobs), measures captions with the simulator's number
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from pipeline import fields
@@ -24,7 +25,8 @@ from pipeline.errors import TujieError, Violation
 from pipeline.fields import Run
 from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.model import Panel, Plan
-from pipeline.plan.rules import plan_violations
+from pipeline.plan.placeholders import placeholders
+from pipeline.plan.rules import ValuesFor, plan_violations
 from pipeline.simulate.results import needed_runs, run_trace, sweep_json
 
 
@@ -66,6 +68,7 @@ def page_violations(
     found += fields.plan_rules(plan, corpus)
     found += [v for v in run_problems if v not in found]
     found += _ruler_cells(plan, results)
+    found += _contradictions(plan, values_for)
     broken |= {_panel_path(v.path) for v in found} - {None}
     found += layout_violations(
         plan,
@@ -81,6 +84,46 @@ def page_violations(
 
 # A source saying a technique leaves a metric alone agrees with a measured change this small.
 NONE_TOLERANCE_PCT = 5.0
+
+# Placeholders that count events: at 0 a caption about them describes nothing the run shows.
+EVENT_COUNTS = frozenset({"wait", "preemptions", "preempted", "prefix_hit_tokens"})
+# Words by which a caption says a number changed between the panels ("drops to", "降到", "→").
+# A number equal in both panels is a contradiction only under such words: "throughput stays
+# {throughput}" beside a latency that falls is what a card about a trade-off should say.
+CHANGE_WORDS = re.compile(
+    r"→|->|\b(?:drops?|dropp(?:ed|ing)|falls?|fell|rises?|rose|climbs?|cuts?|shrinks?|grows?|"
+    r"halves|halved|doubles?|doubled|down to|up to|from\b.*\bto)\b"
+    r"|降|升|减少|增加|缩短|变成|变为|翻倍|减半|提高|从.+到",
+    re.IGNORECASE,
+)
+
+
+def _contradictions(plan: Plan, values_for: ValuesFor) -> list[Violation]:
+    """What a caption cannot say of its own run (P21): a number both panels of a card show with
+    the same value under a caption that says it changed (`CHANGE_WORDS`), or an event count of 0 ("D waits 0
+    steps")."""
+    out: list[Violation] = []
+    for i, concept in enumerate(plan.concepts):
+        panels = {"trouble": concept.trouble, "fix": concept.fix}
+        shown = {side: set(placeholders(p.caption)) for side, p in panels.items()}
+        values = {side: values_for(p) for side, p in panels.items()}
+        same_run = (concept.trouble.scenario, concept.trouble.example) == (
+            concept.fix.scenario, concept.fix.example)
+        says_change = any(CHANGE_WORDS.search(p.caption) for p in panels.values())
+        for name in sorted(shown["trouble"] & shown["fix"]):
+            a, b = values["trouble"].get(name), values["fix"].get(name)
+            if a is not None and a == b and same_run and says_change:
+                out.append(Violation(f"concepts[{i}].fix.caption", (
+                    f"{{{name}}} is {a} in both panels: the two pictures show no change there; "
+                    "bind a number that differs, or say in words what differs")))
+        for side in panels:
+            for name in shown[side]:
+                if name.rpartition(".")[2] in EVENT_COUNTS and values[side].get(name) == "0":
+                    out.append(Violation(f"concepts[{i}].{side}.caption", (
+                        f"{{{name}}} is 0 in this run: the picture shows no such event, so the "
+                        "caption cannot be about it (read the variant's story in the prompt)")))
+    return out
+
 
 def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
     """Every cell of the ruler has a measured change: a technique whose shown statistic has no

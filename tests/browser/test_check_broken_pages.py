@@ -93,7 +93,7 @@ def test_a_rotated_card_does_not_make_two_lines_of_a_panel_overlap(
     apart = (
         '<text id="axis" data-role="axis" x="20" y="150" font-size="14">'
         "0 . . . . . . . . . . . . . . . . . . 6 ms</text>"
-        '<text id="line" data-role="label" x="20" y="169" font-size="14">'
+        '<text id="line" data-role="label" x="20" y="179" font-size="14">'
         "one token per step, many each second</text>"
     )
     report = check_page(
@@ -102,7 +102,7 @@ def test_a_rotated_card_does_not_make_two_lines_of_a_panel_overlap(
     )
     assert [p for p in report.problems if p.rule == "text-overlap"] == []
     assert not [p for p in report.problems if p.rule == "text-crosses-border"]
-    touching = apart.replace('y="169"', 'y="156"')
+    touching = apart.replace('y="179"', 'y="156"')
     report = check_page(
         write_page(page_html(rotated("tilt", panel("tilt", touching), 2.0)), "b.html"),
         tmp_path / "b", chrome=chrome,

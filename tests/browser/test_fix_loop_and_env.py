@@ -101,7 +101,7 @@ def test_a_crashed_chromium_is_restarted_with_a_fresh_profile(tmp_path: Path) ->
     html.write_text(page_html("<p>hi</p>"), encoding="utf-8")
     with Chrome() as browser:
         first = browser.measure(html, "light", 1280, axe=False)
-        process = browser._browser.process  # noqa: SLF001 - the test plays the crash
+        process = browser._chromium.process  # type: ignore[union-attr]  # noqa: SLF001 - the test plays the crash
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
         second = browser.measure(html, "dark", 390, axe=False)

@@ -110,4 +110,6 @@ def test_a_canvas_band_is_never_reused(chrome: Chrome, tmp_path: Path, page_html
     store = BandStore(tmp_path / "store")
     _shoot(chrome, html, "light", 1280, store, tmp_path / "d.png")
     _pixels, counts = _shoot(chrome, html, "light", 1280, store, tmp_path / "d2.png")
-    assert counts["bands captured"] == 1  # the band holding the canvas, every time
+    # the band(s) holding the canvas, every time: a 40 px canvas lies in one band, or in two
+    # when a band's edge crosses it (where it falls depends on the CJK font's line heights)
+    assert 1 <= counts["bands captured"] <= 2, counts

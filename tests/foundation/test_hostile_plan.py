@@ -96,15 +96,15 @@ def test_late_plan_error_names_the_folders_plan(folder: Path, tmp_path: Path):  
 
 
 def test_a_scenario_the_simulator_refuses_is_one_line_exit_2(folder: Path, tmp_path: Path):  # noqa: F811
-    """The plan the sim stage reads (here the output copy, edited by hand after the plan stage)
-    names a scenario the simulator does not know: the sim stage's page rules find it, one line
-    with its JSON path, exit 2 (before any run)."""
+    """The folder's plan, edited after a build, names a scenario the simulator does not know:
+    the page rules find it, one line with its JSON path, exit 2 (before any run). (Editing the
+    output copy instead changes nothing: it is the plan stage's output, made again from the
+    folder's plan.json once it is not what the stage wrote.)"""
     out = tmp_path / "out"
     assert tujie("build", str(folder), "--out", str(out), "--until", "plan").returncode == 0
-    (copy,) = out.glob("*/plan.json")
-    data = json.loads(copy.read_text(encoding="utf-8"))
+    data = json.loads((folder / "plan.json").read_text(encoding="utf-8"))
     data["concepts"][0]["fix"]["scenario"] = "no_such_scenario"
-    copy.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    _write(folder, data)
     r = tujie("build", str(folder), "--out", str(out), "--until", "sim")
     assert r.returncode == 2, r.stderr
     line = one_error_line(r)

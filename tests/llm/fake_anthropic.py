@@ -26,6 +26,9 @@ import jsonschema
 
 # SSE chunks of a tool input are cut this small so the SDK really reassembles partial JSON.
 JSON_CHUNK_CHARS = 64
+# A stream that pings forever sends one `ping` event this often: far inside any read timeout.
+PING_EVERY_S = 0.05
+RAW_KEY = "$raw"  # a tool input {RAW_KEY: text} is sent as `text` itself
 
 
 # The key the tests give the SDK: it must never appear in output, caches or errors.
@@ -44,6 +47,13 @@ class Reply:
     answer: Any = None  # with `message` None: this JSON, in the form the request asks for
     stop_reason: str = "end_turn"
     usage: dict[str, int] | None = None
+    # Misbehaviours. `raw_answer`: this JSON text as the answer, sent as it is (a reply nested
+    # 100,000 deep, which `json.dumps` could not write). `hang`: accept the request and never
+    # answer. `pings_forever`: start the stream, then send only `ping` events. Both last until
+    # the fake shuts down (the client must give up first).
+    raw_answer: str | None = None
+    hang: bool = False
+    pings_forever: bool = False
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,7 @@ class FakeAnthropic:
         self.count_tokens: int | Reply | None = None  # None: a rough estimate of the body
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
+        self._closing = threading.Event()  # set on exit: hanging and pinging replies end
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         # A short poll interval keeps shutdown (once per test) fast.
@@ -169,6 +180,7 @@ class FakeAnthropic:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._closing.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -193,7 +205,7 @@ class FakeAnthropic:
                 reply = plan_reply(profile.answer)
             else:
                 return error_reply(500, "api_error", "fake: no scripted reply left")
-            if reply.error is not None or reply.message is not None:
+            if reply.error is not None or reply.message is not None or reply.hang or reply.pings_forever:
                 return reply
             return _answer(reply, body, profile.thinks)
 
@@ -215,8 +227,13 @@ class FakeAnthropic:
                 reply = fake._next(path, body)
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
+                if reply.hang:
+                    fake._closing.wait()  # accepted, never answered
+                    return
                 try:
-                    if reply.error is not None:
+                    if reply.pings_forever:
+                        self._send_pings()
+                    elif reply.error is not None:
                         self._send_json(
                             reply.status, {"type": "error", "error": reply.error}, reply.headers
                         )
@@ -230,7 +247,7 @@ class FakeAnthropic:
             def _send_json(
                 self, status: int, payload: dict[str, Any], headers: dict[str, str]
             ) -> None:
-                data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                data = _dumps_raw(payload).encode("utf-8")
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
@@ -246,10 +263,22 @@ class FakeAnthropic:
                 self.send_header("cache-control", "no-cache")
                 self.end_headers()
                 for event in _sse_events(reply):
-                    self.wfile.write(
-                        f"event: {event['type']}\ndata: {json.dumps(event, ensure_ascii=False)}\n\n".encode()
-                    )
-                    self.wfile.flush()
+                    self._send_event(event)
+
+            def _send_event(self, event: dict[str, Any]) -> None:
+                data = _dumps_raw(event)
+                self.wfile.write(f"event: {event['type']}\ndata: {data}\n\n".encode())
+                self.wfile.flush()
+
+            def _send_pings(self) -> None:
+                """A stream that starts and then only keeps itself alive."""
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                start = _message([], "end_turn", None) | {"stop_reason": None}
+                self._send_event({"type": "message_start", "message": start})
+                while not fake._closing.wait(PING_EVERY_S):
+                    self._send_event({"type": "ping"})
 
         return Handler
 
@@ -354,7 +383,14 @@ def _answer(reply: Reply, body: dict[str, Any], thinks: bool) -> Reply:
     if thinks:
         blocks.append({"type": "thinking", "thinking": "Plan the page.", "signature": "sig-fake"})
     stop = reply.stop_reason
-    if fmt is not None:
+    if reply.raw_answer is not None:
+        if body.get("tools") and fmt is None:
+            block = {"type": "tool_use", "id": "toolu_fake_1", "name": body["tools"][0]["name"]}
+            blocks.append(block | {"input": {RAW_KEY: reply.raw_answer}})
+            stop = "tool_use" if stop == "end_turn" else stop
+        else:
+            blocks.append({"type": "text", "text": reply.raw_answer})
+    elif fmt is not None:
         answer = with_defaults(reply.answer, fmt["schema"])
         reply = replace(reply, answer=answer)
         try:
@@ -393,7 +429,7 @@ def _sse_events(reply: Reply) -> list[dict[str, Any]]:
             events.append(
                 {"type": "content_block_start", "index": i, "content_block": {**block, "input": {}}}
             )
-            text = json.dumps(block["input"], ensure_ascii=False)
+            text = _dumps_raw(block["input"])
             for k in range(0, len(text), JSON_CHUNK_CHARS):
                 events.append(
                     {
@@ -430,3 +466,23 @@ def _sse_events(reply: Reply) -> list[dict[str, Any]]:
     )
     events.append({"type": "message_stop"})
     return events
+
+
+def _dumps_raw(payload: Any) -> str:
+    """`json.dumps`, with every tool input {RAW_KEY: text} replaced by `text` itself."""
+    raws: list[str] = []
+
+    def park(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) == {RAW_KEY}:
+                raws.append(str(node[RAW_KEY]))
+                return f"\x00raw{len(raws) - 1}\x00"
+            return {k: park(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [park(v) for v in node]
+        return node
+
+    text = json.dumps(park(payload), ensure_ascii=False)
+    for i, raw in enumerate(raws):
+        text = text.replace(json.dumps(f"\x00raw{i}\x00"), raw)
+    return text

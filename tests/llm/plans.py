@@ -143,7 +143,8 @@ FRONTIER_CARDS = [
     # id, name, source (quoted), scene, scenario, technique, trouble caption, fix caption
     ("streaming", "Streaming", "streaming-ttft-vs-e2el", "clock", "streaming", None,
      "D sees nothing until the end", "first words after {D.ttft} steps"),
-    ("ttft", "Time to first token", "streaming-ttft-vs-e2el", "clock", "metrics", None,
+    # page.toml's [progress] names continuous_batching: a plan must have a card with that id
+    ("continuous_batching", "Time to first token", "streaming-ttft-vs-e2el", "clock", "metrics", None,
      "D waits {D.ttft} ms for a word", "D's first word after {D.ttft} ms"),
     ("kv_cache", "A smaller KV cache", "kv-cache-capacity-fp8", "kv_blocks", "fp8_kv", "fp8_kv",
      "wide values: the blocks run out", "half-size values: twice the blocks"),

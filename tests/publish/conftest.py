@@ -5,7 +5,9 @@ coloured box with a line of text) and, as after `make page`, the build's review.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -136,3 +138,29 @@ def folder_with_build(tmp_path: Path, toml: str = "", **build: object) -> tuple[
     out = tmp_path / "out"
     make_build(out / "page", **build)  # type: ignore[arg-type]
     return src, out
+
+
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    return done.stdout.strip()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with `main` checked out, one commit and an uncommitted file."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Tester")
+    git(repo, "config", "user.email", "t@example.org")
+    (repo / "README.md").write_text("hello\n", encoding="utf-8")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-qm", "init")
+    (repo / "scratch.txt").write_text("uncommitted\n", encoding="utf-8")
+    return repo

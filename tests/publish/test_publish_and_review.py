@@ -19,7 +19,7 @@ from pipeline.errors import EXIT_PROBLEMS, PublishRefused
 from pipeline.publish.local import PAUSE_ENV, PAUSE_STEPS, make_server, publish
 from pipeline.review.page import write_review
 from pipeline.review.report import SHOT_ORDER
-from tests.publish.conftest import REPO
+from tests.publish.conftest import REPO, git
 
 Build = Callable[..., Path]
 
@@ -175,24 +175,9 @@ def test_a_publish_killed_mid_way_leaves_a_loadable_page(
     assert not list((site / "llm").glob(".staging-*"))
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 def test_publish_to_a_git_branch_never_touches_the_working_tree(
-    build: Build, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    build: Build, tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "Tester")
-    git(repo, "config", "user.email", "t@example.org")
-    (repo / "README.md").write_text("hello\n", encoding="utf-8")
-    git(repo, "add", "README.md")
-    git(repo, "commit", "-qm", "init")
-    (repo / "scratch.txt").write_text("uncommitted\n", encoding="utf-8")
     head, status = git(repo, "rev-parse", "HEAD"), git(repo, "status", "--porcelain")
     monkeypatch.chdir(repo)
     publish(build(label="v1"), tmp_path / "unused", name="llm", to="git:pages")

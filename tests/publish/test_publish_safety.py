@@ -219,11 +219,12 @@ def test_terminal_safe_leaves_no_control_character(text: str) -> None:
     shown = terminal_safe(text)
     assert not RAW_CONTROL.search(shown)
     assert not re.search("[\u202a-\u202e\u2066-\u2069]", shown)
-    if not RAW_CONTROL.search(text) and "\\" not in text and not re.search("[\u202a-\u2069]", text):
+    plain = "\\" not in text and "://" not in text  # a URL's credentials are masked
+    if not RAW_CONTROL.search(text) and plain and not re.search("[\u202a-\u2069]", text):
         assert shown == text
 
 
-@given(st.dictionaries(st.text(), st.text()))
+@given(st.dictionaries(st.text(), st.text()).filter(lambda d: "://" not in json.dumps(d)))
 def test_json_for_terminal_parses_back_to_the_same_value(data: dict[str, str]) -> None:
     text = json_for_terminal(data)
     assert json.loads(text) == data

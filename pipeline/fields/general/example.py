@@ -119,6 +119,7 @@ class QuantityView:
     value: float
     text: str  # the number as the page writes it
     worked: str = ""  # "left = 3000 − 1000 = 2000" for a derived one
+    formula: str = ""  # a derived one's formula (what its walkthrough strip draws as inputs)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class ExampleView:
             str(data["title"]),
             {
                 name: QuantityView(name, q["label"], q["unit"], q["kind"], float(q["value"]),
-                                   q["text"], q.get("worked", ""))
+                                   q["text"], q.get("worked", ""), q.get("formula", ""))
                 for name, q in data["quantities"].items()
             },
             tuple(data.get("order", ())),

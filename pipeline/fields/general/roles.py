@@ -71,7 +71,9 @@ GENERAL_SCENES: dict[str, GeneralScene] = {
             "lanes",
             "one lane per actor on a time axis, each lane a row of segments in order (waiting, "
             "working, ...), so who waits and who works when shows at a glance",
-            (Role("lane", (1, 4), (1, 6), "one lane: its segments' durations, in order"),),
+            (Role("lane", (1, 4), (1, 6), "one lane: its segments' durations in order, waiting "
+                  "and working by turns from a wait (a lane that starts working begins with a "
+                  "wait of 0)"),),
         ),
         GeneralScene(
             "before_after",

@@ -236,6 +236,7 @@ def build_catalogue() -> Catalogue:
     """Every scenario and technique the simulator offers, with the registry's data (runs each
     preset once: the traces are cached by content)."""
     from pipeline.fields.serving.engine import Run, run_trace, sweep_json
+    from pipeline.fields.serving.stories import story
     from sim.presets.scenarios import SCENARIOS
     from sim.presets.sweep import METRICS, TECHNIQUES
 
@@ -267,6 +268,7 @@ def build_catalogue() -> Catalogue:
             unit,
             placeholder_entries(values, order, unit),
             knobs,
+            {v: story(t) for v, t in traces.items()},
         )
     measured = SweepView.from_json(sweep_json())
     techniques = tuple(TechniqueEntry(t.id, _measured_line(t.line(), measured.technique(t.id)))

@@ -1,0 +1,103 @@
+"""Horizontal bars on one scale, one row each: the label above, the bar from the zero line, the
+number just past the bar's end. `compare` draws two or three of them, `before_after` two.
+
+The scale is the largest that leaves every row's number room inside the panel, so a bar's
+length is its value times one factor shared by all rows (only a non-zero sliver is widened to
+stay visible: `common.MIN_SLIVER`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas
+from pipeline.draw.scene import SCENE_X0, SCENE_X1
+from pipeline.fields.general.scenes.common import (
+    LABEL_SIZE,
+    bar_length,
+    neutral_bar,
+    text_height,
+    text_width,
+)
+
+ZERO_X = SCENE_X0 + 6  # the zero line every bar starts from
+RIGHT = SCENE_X1 - 2
+NUMBER_GAP = 7.0  # between a bar's end and its number
+MAX_BAR_H = 26.0
+LABEL_GAP = 5.0
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str  # what the row is (the quantity's label, maybe with a word before it)
+    value: float
+    number: str  # the quantity's number with its unit, as written past the bar
+
+
+@dataclass(frozen=True)
+class DrawnRow:
+    end: float  # x of the bar's end
+    top: float
+    bottom: float
+
+
+def scale_for(rows: Sequence[Row], lang: str) -> float:
+    """Units per px so that every row's bar, and the number past it, fit before RIGHT."""
+    scale = float("inf")
+    for row in rows:
+        if row.value > 0:
+            room = RIGHT - ZERO_X - NUMBER_GAP - text_width(row.number, lang, LABEL_SIZE)
+            scale = min(scale, max(0.0, room) / row.value)
+    return 0.0 if scale == float("inf") else scale
+
+
+def draw_rows(
+    cv: Canvas, lang: str, rows: Sequence[Row], top: float, bottom: float, scale: float
+) -> list[DrawnRow]:
+    """The rows between `top` and `bottom`, bars `scale` px per unit; where each bar ended."""
+    pitch = (bottom - top) / len(rows)
+    label_h = max(text_height(r.label, lang, LABEL_SIZE) for r in rows)
+    bar_h = min(MAX_BAR_H, pitch - label_h - LABEL_GAP - 6)
+    out = []
+    for k, row in enumerate(rows):
+        row_top = top + k * pitch
+        cv.layout.place(
+            row.label,
+            x=ZERO_X,
+            cy=row_top + label_h / 2,
+            role="label",
+            size=LABEL_SIZE,
+            anchor="start",
+            max_width=RIGHT - ZERO_X,
+        )
+        y = row_top + label_h + LABEL_GAP
+        w = bar_length(row.value, scale)
+        if w > 0:
+            neutral_bar(
+                cv,
+                f"bar-{k}",
+                ZERO_X,
+                y,
+                w,
+                bar_h,
+                rough.HACHURE_ANGLE if k % 2 == 0 else rough.CROSS_ANGLE,
+            )
+        cv.layout.place(
+            row.number,
+            x=ZERO_X + w + NUMBER_GAP,
+            cy=y + bar_h / 2,
+            role="label",
+            size=LABEL_SIZE,
+            anchor="start",
+            floor=None,
+        )
+        out.append(DrawnRow(ZERO_X + w, y, y + bar_h))
+    # the zero line, drawn at each bar only so it never runs through a label
+    zero = "".join(
+        rough.line(cv.rng(f"zero-{k}"), (ZERO_X, r.top - 3), (ZERO_X, r.bottom + 3), 0.3, 2)
+        for k, r in enumerate(out)
+    )
+    cv.stroke(zero, width=1.8)
+    return out

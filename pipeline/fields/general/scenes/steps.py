@@ -1,0 +1,126 @@
+"""`draw_worked_step`: the walkthrough strip of one derived quantity: the quantities its formula
+reads as small labelled tokens, left to right, then an arrow to its result in a bolder token.
+
+Every word and number is the view's (labels, numbers with units); the row's sentence beside the
+strip says the arithmetic ("left = 3000 − 1000 = 2000"). When the tokens are too wide for the
+strip they drop their labels, then their units (the sentence keeps both); past that the strip
+refuses (FitError).
+"""
+
+from __future__ import annotations
+
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas, new_canvas
+from pipeline.draw.defs import STRIP_SIZE
+from pipeline.draw.filters import shared_filter
+from pipeline.draw.layout import FitError
+from pipeline.draw.palette import PAPER
+from pipeline.draw.scene import MIN_TEXT
+from pipeline.fields.general.example import ExampleView, QuantityView
+from pipeline.fields.general.formula import FormulaError, names, parse
+from pipeline.fields.general.scenes.common import amount, text_height, text_width
+
+WIDTH, HEIGHT = STRIP_SIZE  # the shared "s" wobble filters are sized for it
+INSET = 4.0
+LABEL = MIN_TEXT
+NUMBER = 14.5
+PAD_X = 6.0
+GAP = 8.0
+ARROW_W = 30.0
+MID = HEIGHT / 2
+DETAIL = (2, 1, 0)
+LINE_GAP = 2.0  # between a token's label and its number (the layout keeps texts 1 px apart)
+
+
+def inputs_of(view: ExampleView, q: QuantityView) -> list[QuantityView]:
+    """The quantities `q`'s formula reads, in the order it reads them."""
+    try:
+        read = names(parse(q.formula)) if q.formula else []
+    except FormulaError:
+        return []
+    return [view.quantities[n] for n in read if n in view.quantities]
+
+
+def _number(q: QuantityView, detail: int) -> str:
+    return amount(q) if detail > 0 else q.text
+
+
+def _token_width(q: QuantityView, lang: str, detail: int) -> float:
+    widths = [text_width(_number(q, detail), lang, NUMBER)]
+    if detail > 1:
+        widths.append(text_width(q.label, lang, LABEL))
+    return max(widths) + 2 * PAD_X
+
+
+def _token(
+    cv: Canvas, lang: str, q: QuantityView, x: float, w: float, detail: int, result: bool
+) -> None:
+    number = _number(q, detail)
+    labelled = detail > 1
+    h = text_height(number, lang, NUMBER) + 6
+    if labelled:
+        h += text_height(q.label, lang, LABEL) + LINE_GAP
+    y = MID - h / 2
+    pts = rough.rounded_points(x, y, w, h, 7)
+    cv.fill(rough.smooth_closed(pts), PAPER)
+    cv.stroke(
+        rough.blob(cv.rng(f"token-{q.name}"), pts, 0.4, 2 if result else 1),
+        width=2.2 if result else 1.4,
+    )
+    cx = x + w / 2
+    if labelled:
+        lh = text_height(q.label, lang, LABEL)
+        cv.layout.place(q.label, x=cx, cy=y + 3 + lh / 2, role="label", size=LABEL, floor=None)
+        cv.layout.place(
+            number,
+            x=cx,
+            cy=y + 3 + lh + LINE_GAP + text_height(number, lang, NUMBER) / 2,
+            role="label",
+            size=NUMBER,
+            floor=None,
+        )
+    else:
+        cv.layout.place(number, x=cx, cy=MID, role="label", size=NUMBER, floor=None)
+
+
+def draw_worked_step(view: ExampleView, name: str, *, lang: str, seed_id: str) -> str:
+    """The strip (SVG) for the walkthrough row that computes derived quantity `name`."""
+    q = view.quantities.get(name)
+    if q is None:
+        raise KeyError(f"worked example '{view.id}' has no quantity '{name}'")
+    sid = f"worked-{seed_id}"
+    reads = inputs_of(view, q)
+    room = WIDTH - 2 * INSET - 4
+    # labels, numbers and units; numbers and units; numbers: the first that fits
+    for detail in DETAIL:
+        total = sum(_token_width(p, lang, detail) + GAP for p in reads)
+        total += ARROW_W + _token_width(q, lang, detail)
+        if total <= room:
+            break
+    else:
+        raise FitError(
+            f"walkthrough step {name}: its {len(reads)} inputs and result need "
+            f"{total:.0f} px, the strip has {room:.0f}",
+            q.label,
+        )
+    cv = new_canvas(
+        sid,
+        WIDTH,
+        HEIGHT,
+        INSET,
+        lang,
+        f"walkthrough step {name}",
+        shared_filter=shared_filter("s", sid),
+        min_text=MIN_TEXT,
+    )
+    x = (WIDTH - total) / 2  # centred: the strip spans a whole phone column
+    for p in reads:
+        w = _token_width(p, lang, detail)
+        _token(cv, lang, p, x, w, detail, False)
+        x += w + GAP
+    arrow = rough.arrow(cv.rng("gives"), (x, MID), (x + ARROW_W - 8, MID), 0.4, 0, 6)
+    cv.stroke(arrow, width=1.6)
+    x += ARROW_W
+    _token(cv, lang, q, x, _token_width(q, lang, detail), detail, True)
+    title = f"{q.label} = {amount(q)}"
+    return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=q.worked or title)

@@ -1,0 +1,121 @@
+"""What the training field's scenes share: their words in two languages, the look of a pipeline
+action (forward, backward, idle) and of a memory part (weights, gradients, optimizer states,
+activations), and small readers of the run's view.
+
+Colours keep their page-wide meaning (P14): work in progress is green (a forward a light green
+block, a backward the same green hatched), what a GPU keeps in memory is blue (gradients
+hatched, optimizer states filled) beside the weights' pale ink hatching, the activations of
+micro-batches in flight green, idle grey, and what does not fit red dashed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pipeline.draw import rough
+from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.palette import INK, PAPER, TINT_OPACITY, colour
+from pipeline.draw.scene import (  # noqa: F401 - the training scenes read them from here
+    KEY_CY,
+    SCENE_TOP,
+    SCENE_X0,
+    SCENE_X1,
+    SCENE_Y1,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+)
+from pipeline.fields.training.values import clock, gb, number, seconds
+from pipeline.fields.training.view import TrainingView
+
+__all__ = ["clock", "gb", "number", "seconds"]
+
+SWATCH = 11.0
+KEY_GAP = 8.0
+# A forward lighter than a backward in both themes (the dark theme thickens tints of 0.3-0.5,
+# so neither is one of those).
+F_OPACITY, B_OPACITY = 0.22, 0.58
+WEIGHTS_OPACITY = 0.5
+ACTION_KINDS = ("F", "B", "idle")
+MEMORY_PARTS = ("params", "grads", "optimizer", "activations")
+
+WORDS: dict[str, dict[str, str]] = {
+    "zh": {
+        "F": "前向", "B": "反向", "idle": "空闲", "gpu": "GPU {n}", "each_gpu": "每张 GPU",
+        "params": "权重", "grads": "梯度", "optimizer": "优化器", "activations": "激活",
+        "units": "单位时间", "s": "秒", "ms": "毫秒",
+    },
+    "en": {
+        "F": "forward", "B": "backward", "idle": "idle", "gpu": "GPU {n}", "each_gpu": "each GPU",
+        "params": "weights", "grads": "gradients", "optimizer": "optimizer", "activations":
+        "activations", "units": "time units", "s": "s", "ms": "ms",
+    },
+}
+
+
+def unit_word(view: TrainingView, lang: str) -> str:
+    """The run's clock in words: time units under the unit cost, else seconds."""
+    return WORDS[lang]["units" if view.unit_cost else "s"]
+
+
+def action_block(cv: Canvas, eid: str, kind: str, x: float, y: float, w: float, h: float) -> None:
+    """One action's block: a forward light green, a backward green and hatched, idle grey
+    hatching (drawn over the paper so a lane's idle hatching stops at the block)."""
+    rng = cv.rng(eid)
+    poly = rough.rect_poly(x, y, w, h)
+    if kind == "idle":
+        cv.stroke(rough.hachure(rng, poly, 4.0), colour("idle"), width=0.8)
+        return
+    cv.fill(poly_d(poly), PAPER)
+    cv.fill(poly_d(poly), colour("running"), B_OPACITY if kind == "B" else F_OPACITY)
+    if kind == "B" and w >= 3:
+        cv.stroke(rough.hachure(rng, poly, 3.2), colour("running"), width=0.8)
+    cv.stroke(rough.jitter_poly(rng, poly, 0.3), colour("running"), width=1.2)
+
+
+def memory_part(cv: Canvas, eid: str, part: str, x: float, y: float, w: float, h: float) -> None:
+    """One part of a GPU's memory stack (see the module docstring for the look)."""
+    if h <= 0.2:
+        return
+    rng = cv.rng(eid)
+    poly = rough.rect_poly(x, y, w, h)
+    if part == "params":
+        cv.stroke(rough.hachure(rng, poly, 4.0), INK, width=0.8, opacity=WEIGHTS_OPACITY)
+    elif part == "grads":
+        cv.fill(poly_d(poly), colour("stored"), 0.12)
+        cv.stroke(rough.hachure(rng, poly, 3.5, angle=49.0), colour("stored"), width=0.9)
+    elif part == "optimizer":
+        cv.fill(poly_d(poly), colour("stored"), TINT_OPACITY + 0.15)
+    else:
+        cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.15)
+    cv.stroke(rough.line(rng, (x, y), (x + w, y), 0.2, 1), INK, width=0.9)
+
+
+def _swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
+    if kind in ACTION_KINDS:
+        action_block(cv, f"key-{kind}", kind, x, cy - SWATCH / 2, SWATCH, SWATCH)
+        if kind == "idle":
+            cv.stroke(rough.rect(cv.rng("key-idle-box"), x, cy - SWATCH / 2, SWATCH, SWATCH,
+                                 0.3, 1), colour("idle"), width=1.0)
+        return
+    memory_part(cv, f"key-{kind}", kind, x, cy - SWATCH / 2, SWATCH, SWATCH)
+    cv.stroke(rough.rect(cv.rng(f"key-{kind}-box"), x, cy - SWATCH / 2, SWATCH, SWATCH, 0.3, 1),
+              width=1.0)
+
+
+def draw_key(cv: Canvas, lang: str, kinds: list[str], x0: float = SCENE_X0,
+             cy: float = KEY_CY, short: Mapping[str, str] | None = None) -> float:
+    """Swatch + word pairs left to right (`short` words replacing some); returns the x after
+    the last."""
+    x = x0
+    for kind in kinds:
+        _swatch(cv, kind, x, cy)
+        word = (short or {}).get(kind, WORDS[lang][kind])
+        placed = cv.layout.place(word, x=x + SWATCH + 3, cy=cy, role="label",
+                                 size=SMALL_SIZE, anchor="start", floor=None)
+        x = placed.box.x1 + KEY_GAP
+    return x
+
+
+def gpu_name(lang: str, rank: int) -> str:
+    return WORDS[lang]["gpu"].format(n=rank)

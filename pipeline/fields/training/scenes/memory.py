@@ -1,0 +1,130 @@
+"""memory: each pipeline GPU's memory at its fullest as a stacked bar — weights (with ZeRO-3's
+gather buffer), gradients, optimizer states, activations, bottom up — against the GPU's HBM
+line. The part of a bar above the line does not fit: outlined red dashed, and the GPU at the
+left is greyed out (it cannot run the step) with how far over it is.
+
+Bars share one scale per panel: the larger of the fullest GPU and the HBM. Every size is the
+run's `memory` (bytes, DeepSpeed's accounting for the model states, Korthikanti et al. for the
+activations).
+"""
+
+from __future__ import annotations
+
+from pipeline.draw import cast, rough
+from pipeline.draw.canvas import Canvas
+from pipeline.draw.palette import INK, colour
+from pipeline.errors import InputError
+from pipeline.fields.training.scenes.common import (
+    SCENE_X0,
+    SCENE_X1,
+    SMALL_SIZE,
+    WORDS,
+    SceneContext,
+    SceneResult,
+    draw_key,
+    gb,
+    gpu_name,
+    memory_part,
+)
+from pipeline.fields.training.view import RankMemory, TrainingView
+
+MAX_BARS = 4
+BARS_X0, BARS_X1 = 122.0, 322.0
+BAR_TOP, BAR_BOT = 58.0, 176.0
+RANK_CY = 189.0
+MAX_BAR_W = 44.0
+LABEL_ABOVE = 9.0  # a total's centre above its bar's top
+CHIP_X, CHIP_CY = 50.0, 90.0
+LEFT_CY = (146.0, 166.0)
+KEY_WORDS = {"zh": {"grads": "梯度"}, "en": {"grads": "grads"}}
+TEXT = {
+    "zh": {"hbm": "显存 {v} GB", "alike": "共 {n} 张，都一样", "one": "就 1 张", "over": "超出 {v} GB",
+           "fits": "装得下", "total": "{v} GB"},
+    "en": {"hbm": "HBM {v} GB", "alike": "{n} GPUs alike", "one": "1 GPU", "over": "{v} GB over",
+           "fits": "it fits", "total": "{v} GB"},
+}
+
+
+def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    view: TrainingView = ctx.run
+    if len(view.memory) > MAX_BARS:
+        raise InputError(f"memory scene: {len(view.memory)} pipeline GPUs, at most {MAX_BARS} "
+                         "bars fit")
+    words = TEXT[ctx.lang]
+    draw_key(cv, ctx.lang, ["params", "grads", "optimizer", "activations"],
+             short=KEY_WORDS[ctx.lang])
+    top = max(view.peak.total, view.hbm)
+    scale = (BAR_BOT - BAR_TOP) / top
+    hbm_y = BAR_BOT - view.hbm * scale
+    n = len(view.memory)
+    pitch = (BARS_X1 - BARS_X0) / n
+    bar_w = min(MAX_BAR_W, pitch * 0.55)
+    for rank, mem in enumerate(view.memory):
+        cx = BARS_X0 + pitch * (rank + 0.5)
+        _bar(cv, rank, mem, cx - bar_w / 2, bar_w, scale, hbm_y)
+        cv.layout.place(words["total"].format(v=gb(mem.total)), x=cx,
+                        cy=total_cy(BAR_BOT - mem.total * scale, hbm_y), role="label",
+                        size=SMALL_SIZE, floor=None)
+        name = gpu_name(ctx.lang, rank) if view.pp > 1 else WORDS[ctx.lang]["each_gpu"]
+        cv.layout.place(name, x=cx, cy=RANK_CY, role="label", size=SMALL_SIZE, floor=None)
+    rng = cv.rng("hbm")
+    cv.stroke(rough.line(rng, (BARS_X0 - 6, hbm_y), (SCENE_X1, hbm_y), 0.4, 1), INK, width=2.0)
+    cv.layout.place(words["hbm"].format(v=gb(view.hbm)), x=SCENE_X1, cy=hbm_y + 10,
+                    role="label", size=SMALL_SIZE, anchor="end", floor=None,
+                    max_width=SCENE_X1 - BARS_X1 - 4, max_lines=2)
+    fits = all(m.fits for m in view.memory)
+    cast.gpu(cv, CHIP_X, CHIP_CY, busy=fits, eid="gpu")
+    gpus = view.dp * view.tp if view.pp == 1 else view.pp
+    first = words["alike"].format(n=gpus) if view.pp == 1 and gpus > 1 else (
+        words["one"] if gpus == 1 else "")
+    over = max(0.0, view.peak.total - view.hbm)
+    second = words["over"].format(v=gb(over)) if not fits else words["fits"]
+    for text, cy in zip((first, second), LEFT_CY, strict=True):
+        if text:
+            cv.layout.place(text, x=SCENE_X0, cy=cy, role="label", size=SMALL_SIZE,
+                            anchor="start", floor=None, max_width=BARS_X0 - SCENE_X0 - 8)
+    return SceneResult(_desc(ctx.lang, view), True)
+
+
+def total_cy(bar_top: float, hbm_y: float) -> float:
+    """Where a bar's total sits: just above the bar, or above the HBM line when the bar ends
+    just under it (the words never sit on the line)."""
+    cy = bar_top - LABEL_ABOVE
+    if bar_top > hbm_y and cy - LABEL_ABOVE < hbm_y + 2:
+        return hbm_y - LABEL_ABOVE - 2
+    return cy
+
+
+def _bar(cv: Canvas, rank: int, mem: RankMemory, x: float, w: float, scale: float,
+         hbm_y: float) -> None:
+    y = BAR_BOT
+    parts = (("params", mem.params + mem.buffers), ("grads", mem.grads),
+             ("optimizer", mem.optimizer), ("activations", mem.activations))
+    with cv.batch():
+        for part, nbytes in parts:
+            h = nbytes * scale
+            memory_part(cv, f"bar-{rank}-{part}", part, x, y - h, w, h)
+            y -= h
+    rng = cv.rng(f"bar-{rank}")
+    cv.stroke(rough.rect(rng, x, y, w, BAR_BOT - y, 0.5, 1), width=1.5)
+    if not mem.fits:
+        cv.stroke(rough.rect(cv.rng(f"over-{rank}"), x - 3, y - 3, w + 6, hbm_y - y + 3, 0.3, 1),
+                  colour("freed"), width=1.6, dashed=True)
+
+
+def _desc(lang: str, view: TrainingView) -> str:
+    hbm = gb(view.hbm)
+    parts = []
+    for rank, m in enumerate(view.memory):
+        sizes = (gb(m.params + m.buffers), gb(m.grads), gb(m.optimizer), gb(m.activations))
+        fits = m.fits
+        if lang == "zh":
+            parts.append(f"GPU {rank} 共 {gb(m.total)} GB（权重 {sizes[0]}、梯度 {sizes[1]}、"
+                         f"优化器 {sizes[2]}、激活 {sizes[3]}），{'装得下' if fits else '装不下'}")
+        else:
+            parts.append(f"GPU {rank} {gb(m.total)} GB (weights {sizes[0]}, gradients "
+                         f"{sizes[1]}, optimizer {sizes[2]}, activations {sizes[3]}), "
+                         f"{'fits' if fits else 'does not fit'}")
+    if lang == "zh":
+        return f"每张 GPU 的显存（{hbm} GB）：" + "；".join(parts) + "。"
+    return f"Memory per GPU against {hbm} GB of HBM: " + "; ".join(parts) + "."

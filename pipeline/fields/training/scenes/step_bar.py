@@ -1,0 +1,125 @@
+"""step_bar: one training step of the critical GPU as a bar — compute (green), communication
+the GPU waits for (ink: not hidden behind compute) and idle pipeline time (grey) — with, beneath
+it, the communication that ran hidden under the compute. The GPU at the left is awake while it
+mostly computes and dozes when it mostly waits. Above the bar: the step time, and tokens/s and
+MFU (or, under the unit cost, the busy share).
+
+Both panels of a card share one scale (`pair_step`, the longer step of the two variants). The
+parts are the run's `step` (compute + exposed communication + bubble = the step time).
+"""
+
+from __future__ import annotations
+
+from pipeline.draw import cast, rough
+from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.palette import INK, colour
+from pipeline.fields.training.scenes.common import (
+    SCENE_X0,
+    SCENE_X1,
+    SMALL_SIZE,
+    SceneContext,
+    SceneResult,
+    action_block,
+    clock,
+    number,
+    unit_word,
+)
+from pipeline.fields.training.view import TrainingView
+
+CHIP_X, CHIP_CY = 52.0, 84.0
+HEAD_X = 100.0
+HEAD_CY, SUB_CY = 66.0, 92.0
+BAR_X0, BAR_X1 = SCENE_X0 + 8, SCENE_X1 - 8
+BAR_Y, BAR_H = 124.0, 22.0
+HIDDEN_Y, HIDDEN_H = 149.0, 6.0
+ROW_CY = (170.0, 190.0)
+SWATCH = 11.0
+COMM_OPACITY = 0.75
+TEXT = {
+    "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个令牌 · MFU {mfu}%",
+           "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
+           "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）"},
+    "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
+           "busy": "busy {c} of {t} {u}", "compute": "compute {v}", "idle": "idle {v}",
+           "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)"},
+}
+
+
+def _swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
+    if kind == "comm":
+        cv.fill(poly_d(rough.rect_poly(x, cy - SWATCH / 2, SWATCH, SWATCH)), INK, COMM_OPACITY)
+    else:
+        action_block(cv, f"key-{kind}", "F" if kind == "compute" else "idle", x,
+                     cy - SWATCH / 2, SWATCH, SWATCH)
+        if kind == "idle":
+            cv.stroke(rough.rect(cv.rng("key-idle"), x, cy - SWATCH / 2, SWATCH, SWATCH, 0.3, 1),
+                      colour("idle"), width=1.0)
+
+
+def _row(cv: Canvas, items: list[tuple[str, str]], cy: float) -> None:
+    x = SCENE_X0
+    for kind, text in items:
+        _swatch(cv, kind, x, cy)
+        placed = cv.layout.place(text, x=x + SWATCH + 4, cy=cy, role="label", size=SMALL_SIZE,
+                                 anchor="start", floor=None, max_width=SCENE_X1 - x - SWATCH - 4)
+        x = placed.box.x1 + 12
+
+
+def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    view: TrainingView = ctx.run
+    step, words = view.step, TEXT[ctx.lang]
+    unit = unit_word(view, ctx.lang)
+    cast.gpu(cv, CHIP_X, CHIP_CY, busy=step.compute >= 0.5 * step.step_time, eid="gpu")
+    cv.layout.place(words["step"].format(t=clock(view, step.step_time), u=unit), x=HEAD_X,
+                    cy=HEAD_CY, role="label", size=SMALL_SIZE + 2.5, anchor="start", floor=None)
+    if view.unit_cost:
+        sub = words["busy"].format(c=clock(view, step.compute), t=clock(view, step.step_time),
+                                   u=unit)
+    else:
+        mfu = number(100.0 * step.mfu) if step.mfu is not None else "-"
+        sub = words["rate"].format(tps=round(step.tokens_per_s), mfu=mfu)
+    cv.layout.place(sub, x=HEAD_X, cy=SUB_CY, role="label", size=SMALL_SIZE, anchor="start",
+                    floor=None, max_width=SCENE_X1 - HEAD_X)
+
+    scale = (BAR_X1 - BAR_X0) / max(view.pair_step, 1e-12)
+    c, e, idle = step.compute, step.exposed_comm, step.bubble
+    rng = cv.rng("bar")
+    action_block(cv, "compute", "F", BAR_X0, BAR_Y, c * scale, BAR_H)
+    if e > 0:
+        cv.fill(poly_d(rough.rect_poly(BAR_X0 + c * scale, BAR_Y, e * scale, BAR_H)), INK,
+                COMM_OPACITY)
+    if idle > 0:
+        action_block(cv, "idle", "idle", BAR_X0 + (c + e) * scale, BAR_Y, idle * scale, BAR_H)
+    cv.stroke(rough.rect(rng, BAR_X0, BAR_Y, step.step_time * scale, BAR_H, 0.5, 1), width=1.7)
+    hidden = max(0.0, step.comm_total - e)
+    if hidden > 1e-12:
+        x0 = BAR_X0 + max(0.0, c + e - step.comm_total) * scale
+        poly = rough.rect_poly(x0, HIDDEN_Y, hidden * scale, HIDDEN_H)
+        cv.stroke(rough.hachure(cv.rng("hidden"), poly, 2.5), INK, width=0.9)
+        cv.stroke(rough.jitter_poly(cv.rng("hidden-box"), poly, 0.2), width=1.0)
+
+    first = [("compute", words["compute"].format(v=f"{clock(view, c)} {unit}"))]
+    if idle > 1e-12 or view.unit_cost:
+        first.append(("idle", words["idle"].format(v=f"{clock(view, idle)} {unit}")))
+    _row(cv, first, ROW_CY[0])
+    if step.comm_total > 0:
+        text = words["comm"].format(v=f"{clock(view, e)} {unit}")
+        if hidden > 1e-12:
+            text += words["hidden"].format(v=f"{clock(view, hidden)} {unit}")
+        _row(cv, [("comm", text)], ROW_CY[1])
+    return SceneResult(_desc(ctx.lang, view, hidden), True)
+
+
+def _desc(lang: str, view: TrainingView, hidden: float) -> str:
+    s, u = view.step, unit_word(view, lang)
+    t, c, e, i = (clock(view, v) for v in (s.step_time, s.compute, s.exposed_comm, s.bubble))
+    h = clock(view, hidden)
+    rate = ""
+    if not view.unit_cost and s.mfu is not None:
+        rate = (f"；每秒 {round(s.tokens_per_s)} 个令牌，MFU {number(100 * s.mfu)}%" if lang == "zh"
+                else f"; {round(s.tokens_per_s)} tokens/s, MFU {number(100 * s.mfu)}%")
+    if lang == "zh":
+        return (f"一步 {t} {u}：计算 {c}，等通信 {e}（另有 {h} 藏在计算下），流水线空闲 {i}"
+                f"{rate}。")
+    return (f"One step takes {t} {u}: compute {c}, waiting on communication {e} ({h} more "
+            f"hidden under compute), pipeline idle {i}{rate}.")

@@ -1,0 +1,373 @@
+"""The general field's scenes (issue 23): goldens of every kind in its fits / breaks cases in both
+languages, determinism, words readable on a phone, every number a scene writes one of its
+worked example's (or a difference it computes from two shown ones), what each kind must show,
+the refusals, the walkthrough strip, and random examples that draw clean or raise FitError."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline.draw.canvas import new_canvas
+from pipeline.draw.layout import FitError
+from pipeline.draw.panel import draw_panel
+from pipeline.draw.scene import MIN_PHONE_PX, MIN_TEXT, PHONE_PANEL_PX
+from pipeline.fields.general import FIELD
+from pipeline.fields.general.demo import BY_NAME, LANGS, SAMPLES, Sample, concept, draw_sample
+from pipeline.fields.general.example import ExampleView, QuantityView, evaluate_example
+from pipeline.fields.general.formula import number_text
+from pipeline.fields.general.roles import GENERAL_SCENES
+from pipeline.fields.general.scenes import SCENE_DRAWINGS, WORDS, draw_worked_step
+from pipeline.fields.general.scenes.common import SceneRefusal, amount
+from pipeline.fields.general.scenes.rows import ZERO_X, Row, draw_rows, scale_for
+from pipeline.plan.model import Concept, Panel, Quantity, ShowRole, WorkedExample
+from tests.draw.test_draw import GOLDEN, UPDATE, _check_golden
+from tests.draw.test_layout_props import CJK, LATIN, assert_clean, inherited
+
+NS = "{http://www.w3.org/2000/svg}"
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+STATE_VARS = ("--run)", "--new)", "--stored)", "--freed)", "--idle)")
+
+
+def svg_of(name: str, lang: str) -> str:
+    return draw_sample(BY_NAME[name], lang)
+
+
+def texts(svg: str) -> Iterator[tuple[ET.Element, str]]:
+    for t in ET.fromstring(svg).iter(f"{NS}text"):
+        yield t, "".join(t.itertext())
+
+
+def scene_words(svg: str) -> list[str]:
+    """What the scene wrote: every text but the caption and the 示意值 tag (the panel's)."""
+    return [w for t, w in texts(svg) if t.get("data-role") not in ("caption", "tag")]
+
+
+# ---- goldens, determinism, the markup ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [s.name for s in SAMPLES])
+@pytest.mark.parametrize("lang", LANGS)
+def test_general_scene_matches_golden(name: str, lang: str) -> None:
+    if UPDATE:
+        (GOLDEN / "general").mkdir(exist_ok=True)
+    _check_golden(f"general/{name}--{lang}", svg_of(name, lang))
+
+
+def test_every_kind_has_goldens_in_its_telling_cases() -> None:
+    kinds = {s.scene for s in SAMPLES}
+    assert kinds == set(GENERAL_SCENES) == set(SCENE_DRAWINGS)
+    assert set(FIELD.scenes()) == set(GENERAL_SCENES)
+    for kind in ("flow", "container", "before_after", "compare", "grid", "lanes"):
+        assert sum(1 for s in SAMPLES if s.scene == kind) >= 2, kind
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
+def test_general_scenes_are_deterministic_and_clean(sample: Sample) -> None:
+    for lang in LANGS:
+        svg = draw_sample(sample, lang)
+        assert svg == draw_sample(sample, lang)
+        assert_clean(svg)
+        root = ET.fromstring(svg)
+        assert (root.find(f"{NS}desc").text or "").strip()  # type: ignore[union-attr]
+        assert "示意值" in svg or "illustrative" in svg
+        for el in root.iter():  # words never wobble
+            if el.get("filter"):
+                assert not list(el.iter(f"{NS}text"))
+        for path in re.findall(r'<path [^>]*stroke="var\(--freed\)"[^>]*>', svg):
+            assert "stroke-dasharray" in path  # freed / over the limit is always dashed
+        assert not re.search(r'="#[0-9a-fA-F]{3,8}"|rgb\(', svg)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
+def test_general_scene_words_read_on_a_phone(sample: Sample) -> None:
+    """At the phone's 327 px panel every word, even shrunk to its floor, is >= 11 px."""
+    scale = PHONE_PANEL_PX / 400
+    for lang in LANGS:
+        root = ET.fromstring(draw_sample(sample, lang))
+        parents = {c: p for p in root.iter() for c in p}
+        seen = 0
+        for t in root.iter(f"{NS}text"):
+            size = float(inherited(t, "font-size", parents, "0"))
+            px = size * float(t.get("data-floor") or 1.0) * scale
+            assert px >= MIN_PHONE_PX, f"{sample.name}/{lang}: {''.join(t.itertext())!r} {px:.1f}"
+            seen += 1
+        assert seen >= 4
+
+
+def test_words_are_given_in_both_languages() -> None:
+    assert set(WORDS) == {"zh", "en"} and WORDS["zh"].keys() == WORDS["en"].keys()
+    assert all(w.strip() for lang in WORDS.values() for w in lang.values())
+
+
+# ---- every number comes from the worked example -----------------------------------------------
+
+
+def shown(sample: Sample, lang: str) -> list[QuantityView]:
+    view = sample.view(lang)
+    return [view.quantities[n] for _role, names in sample.show for n in names]
+
+
+def computed(sample: Sample, lang: str) -> set[str]:
+    """The numbers a scene may compute from two shown quantities (and nothing else)."""
+    by_role = {role: [sample.view(lang).quantities[n] for n in ns] for role, ns in sample.show}
+    out: set[str] = set()
+    if sample.scene == "before_after":
+        b, a = by_role["before"][0].value, by_role["after"][0].value
+        out.add(number_text(abs(a - b)))
+        if b:
+            pct = abs(a - b) / b * 100
+            out.add(number_text(round(pct)) if pct >= 10 else number_text(round(pct, 1)))
+    if sample.scene == "container":
+        out.add(number_text(abs(by_role["capacity"][0].value
+                                - sum(q.value for q in by_role["parts"]))))
+    if sample.scene == "grid":
+        freed = by_role.get("freed", [])
+        out.add(number_text(by_role["slots"][0].value - by_role["held"][0].value
+                            - sum(q.value for q in freed)))
+    return out
+
+
+def numbers_written(words: list[str], quantities: list[QuantityView]) -> list[str]:
+    """The numbers in the scene's words once the quantities' own labels and units (which may
+    hold digits: "apples, 1 kg") are taken out."""
+    found = []
+    for w in words:
+        for q in sorted(quantities, key=lambda q: -len(q.label)):
+            w = w.replace(q.label, " ")
+        for q in quantities:
+            if q.unit:
+                w = w.replace(q.unit, " ")
+        found += NUMBER.findall(w)
+    return found
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s.name)
+def test_every_number_in_a_general_scene_is_its_examples(sample: Sample) -> None:
+    for lang in LANGS:
+        quantities = shown(sample, lang)
+        allowed = {q.text for q in quantities} | computed(sample, lang)
+        written = numbers_written(scene_words(draw_sample(sample, lang)), quantities)
+        assert written, sample.name
+        for number in written:
+            assert number in allowed, f"{sample.name} [{lang}]: {number} is not the example's"
+        # and each shown quantity's number is written where the reader sees it
+        for q in quantities:
+            if q.value or sample.scene != "lanes":  # a lane's first wait of 0 takes no room
+                assert q.text in written, f"{sample.name} [{lang}]: {q.name} not written"
+
+
+# ---- what each kind shows ---------------------------------------------------------------------
+
+
+def shapes(svg: str, style: str) -> int:
+    """How many closed outlines the paths with `style` draw (merged paths hold several)."""
+    return sum(d.count("Z") + d.count("z") for d, attrs in
+               re.findall(r'<path d="([^"]*)"([^>]*)>', svg) if style in attrs)
+
+
+def test_bars_share_one_scale_from_zero() -> None:
+    """A bar's length over its value is one factor for all rows, and the widest number fits."""
+    cv = new_canvas("rows", 400, 260, 12, "en", "rows", min_text=MIN_TEXT)
+    rows = [Row("a", 40, "40 min"), Row("b", 25, "25 min"), Row("c", 15, "15 min")]
+    drawn = draw_rows(cv, "en", rows, 46, 198, scale_for(rows, "en"))
+    factors = [(d.end - ZERO_X) / r.value for d, r in zip(drawn, rows, strict=True)]
+    assert max(factors) - min(factors) < 1e-9
+    assert_clean(cv.svg(css_class="t", title="t", desc="t", extra={"data-inset": 12}))
+
+
+def test_container_marks_overflow_red_dashed_and_room_left_grey() -> None:
+    over = svg_of("container-over", "en")
+    assert "over 300 yuan" in scene_words(over)
+    assert 'stroke="var(--freed)"' in over and "capacity: income 3000 yuan" in scene_words(over)
+    fits = svg_of("container-fits", "zh")
+    assert "剩余 700 元" in scene_words(fits)
+    assert "var(--freed)" not in fits and 'stroke="var(--idle)"' in fits
+
+
+def test_flow_marks_the_bottleneck_and_a_queue_only_when_arrivals_outrun_it() -> None:
+    queue = svg_of("flow-queue", "en")
+    words = scene_words(queue)
+    assert "bottleneck" in words and "queue grows" in words
+    assert 'fill="var(--new-tint)"' in queue  # the waiting arrivals
+    calm = svg_of("flow-keeps-up", "zh")
+    assert "瓶颈" in scene_words(calm) and "排队变长" not in scene_words(calm)
+    assert "var(--new-tint)" not in calm  # nobody waits: it keeps up
+
+
+def test_grid_draws_slots_held_and_freed() -> None:
+    svg = svg_of("grid-some-free", "en")
+    assert shapes(svg, 'fill="var(--stored)"') == 15 + 1  # 15 cells and the key's swatch
+    assert shapes(svg, 'stroke="var(--freed)"') == 3 + 1
+    assert "free 6 seats" in scene_words(svg)
+    assert "free 0 seats" in scene_words(svg_of("grid-full", "en"))
+
+
+def test_lanes_alternate_waiting_and_working_on_one_axis() -> None:
+    svg = svg_of("lanes-one-till", "en")
+    words = scene_words(svg)
+    assert {"waiting", "working", "time (min)"} <= set(words)
+    assert "wait 7 min" in words and "pay 4 min" in words
+    assert "wait 0 min" not in " ".join(words)  # a zero wait takes no room and no words
+    assert shapes(svg, 'fill="var(--run)"') == 3  # one pay segment a lane (the key is a <use>)
+
+
+def test_before_after_writes_the_change_with_sign_and_percent() -> None:
+    assert "change +200 yuan (+20%)" in scene_words(svg_of("before-after-up", "en"))
+    assert "变化 −20 分钟（−40%）" in scene_words(svg_of("before-after-down", "zh"))
+
+
+def test_scenes_use_no_state_colour_for_plain_quantities() -> None:
+    """P14: a bar of a compare or before/after is ink; the state colours mean states."""
+    for name in ("compare-three", "compare-two", "before-after-up", "before-after-down"):
+        svg = svg_of(name, "en")
+        assert not any(var in svg for var in STATE_VARS), name
+
+
+# ---- refusals -----------------------------------------------------------------------------
+
+
+def _custom(scene: str, values: dict[str, float], show: list[tuple[str, list[str]]],
+            lang: str = "en") -> str:
+    example = WorkedExample(id="x", title="x", quantities=[
+        Quantity(name=n, label=n, kind="illustrative", value=v) for n, v in values.items()])
+    view = ExampleView.from_json(evaluate_example(example))
+    panel = Panel(caption="x", scene=scene, example="x",
+                  show=[ShowRole(role=r, quantities=ns) for r, ns in show])
+    card = Concept(id="prop", name="P", name_en="P", problem_left="-", body="-", trouble=panel,
+                   fix=panel, solves="-", costs="-")
+    return draw_panel(card, "fix", panel, view, view.values(), lang=lang,
+                      scene=FIELD.scenes()[scene])
+
+
+def test_a_negative_bar_is_refused_naming_the_panel() -> None:
+    with pytest.raises(SceneRefusal, match=r"^card prop, panel fix: the compare scene .*'b'"):
+        _custom("compare", {"a": 3, "b": -2}, [("bars", ["a", "b"])])
+
+
+def test_a_grid_holding_more_than_its_slots_is_refused() -> None:
+    with pytest.raises(FitError, match="fewer than the 8 \\+ 3"):
+        _custom("grid", {"s": 10, "h": 8, "f": 3},
+                [("slots", ["s"]), ("held", ["h"]), ("freed", ["f"])])
+    with pytest.raises(FitError, match="whole slots"):
+        _custom("grid", {"s": 60, "h": 8}, [("slots", ["s"]), ("held", ["h"])])
+
+
+def test_before_zero_gives_the_change_without_a_percent() -> None:
+    svg = _custom("before_after", {"b": 0, "a": 5}, [("before", ["b"]), ("after", ["a"])])
+    assert "change +5" in scene_words(svg) and "%" not in "".join(scene_words(svg))
+
+
+# ---- the walkthrough strip ------------------------------------------------------------------
+
+
+def test_worked_step_strip_shows_inputs_and_result() -> None:
+    view = BY_NAME["container-fits"].view("zh")
+    svg = draw_worked_step(view, "left", lang="zh", seed_id="t")
+    assert svg == draw_worked_step(view, "left", lang="zh", seed_id="t")
+    words = [w for _t, w in texts(svg)]
+    for name in ("income", "rent", "food", "bus", "left"):
+        q = view.quantities[name]
+        assert q.label in words and amount(q) in words
+    root = ET.fromstring(svg)
+    assert root.get("viewBox") == "0 0 420 64"
+    assert (root.find(f"{NS}title").text or "") == "剩下 = 700 元"  # type: ignore[union-attr]
+    assert "3000 − 1200 − 800 − 300 = 700" in (root.find(f"{NS}desc").text or "")  # type: ignore[union-attr]
+    assert_clean(svg)
+    scale = 362 / 420  # the strip spans the phone's 362 px column
+    parents = {c: p for p in root.iter() for c in p}
+    for t in root.iter(f"{NS}text"):
+        assert float(inherited(t, "font-size", parents, "0")) * scale >= MIN_PHONE_PX
+
+
+def test_worked_step_strip_drops_labels_then_units_to_fit() -> None:
+    names = [f"q{k}" for k in range(7)]
+    example = WorkedExample(id="x", title="x", quantities=[
+        *[Quantity(name=n, label=f"a long label {n}", unit="yuan", kind="illustrative",
+                   value=1000 * (k + 1)) for k, n in enumerate(names)],
+        Quantity(name="total", label="total", unit="yuan", kind="derived",
+                 formula=" + ".join(names))])
+    view = ExampleView.from_json(evaluate_example(example))
+    words = [w for _t, w in texts(draw_worked_step(view, "total", lang="en", seed_id="t"))]
+    assert "a long label q0" not in words and "1000" in words and "28000" in words
+
+
+# ---- random examples ----------------------------------------------------------------------
+
+UNITS = st.sampled_from(["", "元", "min", "%", "/h", "GB", "yuan", "个"])
+
+
+def _label(lang: str) -> st.SearchStrategy[str]:
+    chars = CJK if lang == "zh" else st.one_of(LATIN, LATIN, CJK)
+    return st.lists(chars, min_size=1, max_size=24).map("".join).filter(lambda s: s.strip())
+
+
+VALUES = st.one_of(st.integers(0, 10**6).map(float),
+                   st.floats(0, 1e6, allow_nan=False).map(lambda v: round(v, 2)))
+
+
+@st.composite
+def random_panel(draw: st.DrawFn) -> tuple[str, ExampleView, Panel]:
+    lang = draw(st.sampled_from(LANGS))
+    kind = draw(st.sampled_from(sorted(GENERAL_SCENES)))
+    unit = draw(UNITS)
+    values: list[float] = []
+    if kind == "grid":
+        slots = draw(st.integers(0, 48))
+        held = draw(st.integers(0, slots))
+        values = [float(slots), float(held), float(draw(st.integers(0, slots - held)))]
+        groups = [("slots", 1), ("held", 1)] + ([("freed", 1)] if draw(st.booleans()) else [])
+    elif kind == "compare":
+        groups = [("bars", draw(st.integers(2, 3)))]
+    elif kind == "flow":
+        groups = [("stages", draw(st.integers(2, 5)))]
+        groups += [("arrival", 1)] if draw(st.booleans()) else []
+    elif kind == "container":
+        groups = [("capacity", 1), ("parts", draw(st.integers(1, 6)))]
+    elif kind == "lanes":
+        groups = [("lane", draw(st.integers(1, 6))) for _ in range(draw(st.integers(1, 4)))]
+    else:
+        groups = [("before", 1), ("after", 1)]
+    quantities, show = [], []
+    for g, (role, count) in enumerate(groups):
+        names = [f"q{g}_{k}" for k in range(count)]
+        for n in names:
+            value = values[g] if kind == "grid" else draw(VALUES)
+            quantities.append(Quantity(name=n, label=draw(_label(lang)), unit=unit,
+                                       kind="illustrative", value=value))
+        show.append(ShowRole(role=role, quantities=names))
+    example = WorkedExample(id="x", title="x", quantities=quantities)
+    focus = draw(st.lists(st.sampled_from("ABCD"), max_size=4, unique=True))
+    panel = Panel(caption="x", scene=kind, example="x", show=show, focus=focus)
+    return lang, ExampleView.from_json(evaluate_example(example)), panel
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=random_panel())
+def test_random_examples_draw_clean_or_refuse(case: tuple[str, ExampleView, Panel]) -> None:
+    """Any example (values 0..10^6, labels of 1-24 characters, 1-6 parts, 1-4 lanes) either
+    draws with no text overlapping or leaving the panel, or raises FitError naming the panel."""
+    lang, view, panel = case
+    card = Concept(id="prop", name="P", name_en="P", problem_left="-", body="-", trouble=panel,
+                   fix=panel, solves="-", costs="-")
+    try:
+        svg = draw_panel(card, "fix", panel, view, view.values(), lang=lang,
+                         scene=FIELD.scenes()[panel.scene])
+    except FitError as err:
+        assert str(err).startswith("card prop, panel fix: ")
+        return
+    assert_clean(svg)
+    root = ET.fromstring(svg)
+    parents = {c: p for p in root.iter() for c in p}
+    for t in root.iter(f"{NS}text"):
+        size = float(inherited(t, "font-size", parents, "0")) * float(t.get("data-floor") or 1)
+        assert size >= MIN_TEXT - 1e-6
+
+
+def test_concept_of_a_sample_is_a_general_concept() -> None:
+    assert concept(SAMPLES[0], "zh").field == "general"
