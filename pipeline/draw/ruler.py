@@ -19,7 +19,7 @@ from pipeline.artifacts.sim import SweepView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.key import draw_tag
-from pipeline.draw.layout import family_for, wrap
+from pipeline.draw.layout import LINE_HEIGHT, family_for, vertical_metrics, wrap
 from pipeline.draw.palette import FAINT, INK, PAPER
 from pipeline.draw.ruler_rows import Cell, Row, ruler_table, verdict
 from pipeline.plan.model import Concept, Plan
@@ -45,8 +45,7 @@ NOTE_SIZE = 11.0  # "P99" / "TPOT" under a cell's number: >= 11 px on a phone
 NOTE_UP = 8.5  # a noted cell's number moves up this much ...
 NOTE_DOWN = 12.5  # ... and its note sits this far below the row's centre
 COST_SIZE = 13.0
-COST_LINE = 15.0  # the pitch of the costs words' lines (13 px at 1.15 em)
-COST_PAD = 6.0  # a row with costs words grows by COST_PAD + COST_LINE per line
+COST_PAD = 6.0  # a row with costs words grows by COST_PAD + the words' block (`_cost_block`)
 WORDS = {
     "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
            "worse": "牺牲", "same": "差不多", "costs": "代价在别处："},
@@ -146,19 +145,31 @@ def cost_text(row: Row, lang: str) -> str:
     return WORDS[lang]["costs"] + row.costs if row.costs else ""
 
 
-def _cost_lines(row: Row, lang: str, width: float) -> int:
+def _cost_lines(row: Row, lang: str, width: float) -> list[str]:
     text = cost_text(row, lang)
-    return len(wrap(text, family_for(text, lang), COST_SIZE, width)) if text else 0
+    return wrap(text, family_for(text, lang), COST_SIZE, width) if text else []
 
 
-def _costs(cv: Canvas, i: int, row: Row, lang: str, x: float, top: float, width: float,
-           lines: int) -> None:
-    """The row's costs words from `top` down, after a small cross: what it sacrifices off
-    these metrics."""
-    cy = top + 2 + (COST_PAD / 2 + COST_LINE * lines) / 2
-    _cross(cv, f"cost-{i}", x + 4, cy - (lines - 1) * COST_LINE / 2)
-    cv.layout.place(cost_text(row, lang), x=x + 14, cy=cy, role="label", size=COST_SIZE,
-                    anchor="start", max_width=width - 14, max_lines=lines)
+def _cost_block(lines: Sequence[str], lang: str) -> tuple[float, float]:
+    """(the height of the costs words' block, of its first line): their font's own line box
+    (the hand font's is taller than 1.15 em), so the row grows by what the browser draws and
+    the words never run into the next row or off the chart; (0, 0) when there are none."""
+    if not lines:
+        return 0.0, 0.0
+    ascent, descent = vertical_metrics(family_for(lines[0], lang))
+    first = COST_SIZE * (ascent + descent)
+    return first + COST_SIZE * LINE_HEIGHT * (len(lines) - 1), first
+
+
+def _costs(cv: Canvas, i: int, row: Row, lang: str, x: float, top: float, width: float) -> None:
+    """The row's costs words from `top` down, after a small cross beside their first line:
+    what it sacrifices off these metrics, wrapped over the lines `_tops` gave it room for."""
+    lines = _cost_lines(row, lang, width - 14)
+    block, first = _cost_block(lines, lang)
+    _cross(cv, f"cost-{i}", x + 4, top + COST_PAD / 2 + first / 2)
+    cv.layout.place(cost_text(row, lang), x=x + 14, cy=top + COST_PAD / 2 + block / 2,
+                    role="label", size=COST_SIZE, anchor="start", max_width=width - 14,
+                    max_lines=len(lines))
 
 
 def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
@@ -192,9 +203,8 @@ def _wide(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[
                         anchor="start", max_width=NAME_W - 24)
         for j, cell in enumerate(row.cells):
             _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, cell)
-        lines = _cost_lines(row, lang, W_COST_W - 14)
-        if lines:
-            _costs(cv, i, row, lang, NAME_W + 10, tops[i] + ROW_H, W_COST_W, lines)
+        if row.costs:
+            _costs(cv, i, row, lang, NAME_W + 10, tops[i] + ROW_H, W_COST_W)
 
 
 def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[Any],
@@ -214,9 +224,8 @@ def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: lis
                         anchor="start", max_width=NARROW_W - 2 * INSET - 12)
         for j, cell in enumerate(row.cells):
             _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + N_CELL_DY, cell)
-        lines = _cost_lines(row, lang, N_COST_W - 14)
-        if lines:
-            _costs(cv, i, row, lang, INSET + 6, top + N_ROW_H, N_COST_W, lines)
+        if row.costs:
+            _costs(cv, i, row, lang, INSET + 6, top + N_ROW_H, N_COST_W)
     cv.stroke(grid, FAINT, width=1.0)
 
 
@@ -247,11 +256,11 @@ def ruler_rows(plan: Plan, sweep: SweepView) -> list[Concept]:
 
 
 def _tops(rows: Sequence[Row], lang: str, first: float, height: float, room: float) -> list[float]:
-    """Each row's top, and the bottom of the last: a row with costs words is taller."""
+    """Each row's top, and the bottom of the last: a row with costs words is taller by them."""
     tops = [first]
     for row in rows:
-        lines = _cost_lines(row, lang, room - 14)
-        tops.append(tops[-1] + height + (COST_PAD + COST_LINE * lines if lines else 0.0))
+        block, _first = _cost_block(_cost_lines(row, lang, room - 14), lang)
+        tops.append(tops[-1] + height + (COST_PAD + block if block else 0.0))
     if not rows:
         tops.append(first + height)
     return tops
