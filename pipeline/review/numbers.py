@@ -1,7 +1,8 @@
 """The numbers the page shows from the simulator, each with where it is and what it is: for every
 trace a panel draws, its requests' latencies and counts and the run's totals (the values a
-caption may bind, `trace_values`); the walkthrough's without/with table; the ruler's cells. The
-review lists those that changed since the last publish ("D's TTFT 8.8 → 9.6 ms").
+caption may bind, `trace_values`); the walkthrough's without/with table; the ruler's cells and
+the baselines and workloads listed under it. The review lists those that changed since the last
+publish ("D's TTFT 8.8 → 9.6 ms").
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pipeline.config import PageConfig
 from pipeline.draw.ruler_rows import ruler_table
 from pipeline.plan.model import Plan
 from pipeline.render.page import walkthrough_table
+from pipeline.render.ruler_runs import ruler_runs
 
 
 def page_numbers(
@@ -46,7 +48,7 @@ def page_numbers(
                     value=value,
                 )
             )
-    out += _ruler_numbers(plan, sim)
+    out += _ruler_numbers(plan, sim) + _ruler_run_numbers(plan, sim)
     return out
 
 
@@ -78,6 +80,20 @@ def _ruler_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:
                     value=cell.text,
                 )
             )
+    return out
+
+
+def _ruler_run_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:
+    """The lines under the ruler: each row's baseline and each workload, whose numbers (request
+    counts, rates, lengths, targets, a baseline's context) are the sweep's own inputs. Listed so
+    the page's every number has a source and a review sees a workload that changed."""
+    runs = ruler_runs(plan, sim.sweep) if sim.sweep is not None else None
+    if runs is None:
+        return []
+    out = [ShownNumber(key=f"ruler-runs:row:{line.name}", where="under the ruler",
+                       label=line.name, value=line.text) for line in runs.rows]
+    out += [ShownNumber(key=f"ruler-runs:workload:{line.title}", where="under the ruler",
+                        label=line.title, value=line.description) for line in runs.workloads]
     return out
 
 
