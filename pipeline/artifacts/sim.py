@@ -34,22 +34,93 @@ REQUEST_FIELDS = (
 )
 
 
+PERCENTILE_SUFFIX = "_p99"
+
+
 @dataclass(frozen=True)
 class TechniqueView:
-    """One technique of the ruler's sweep: its measured change per metric, in percent."""
+    """One technique of the ruler's sweep: its measured change per metric, in percent, and
+    (a sweep of named workloads) what it is compared with, on which workload, and which
+    statistic of each metric the ruler shows (`shown`: metric id -> key, e.g. `itl_p99`)."""
 
     id: str
     label: str = ""
     change_pct: Mapping[str, float | None] = field(default_factory=dict)
+    baseline_label: str = ""
+    workload: str = ""
+    workload_description: str = ""
+    statistic: str = "mean"
+    shown: Mapping[str, str] = field(default_factory=dict)
+    baseline: Mapping[str, float] = field(default_factory=dict)
+    variant: Mapping[str, float] = field(default_factory=dict)
+    baseline_engine: Mapping[str, object] = field(default_factory=dict)
+
+    def key(self, metric: str) -> str:
+        """The result key the ruler shows for `metric` (the metric itself unless the sweep
+        says another statistic or metric tells this technique's story)."""
+        return self.shown.get(metric, metric)
+
+    def shown_pct(self, metric: str) -> float | None:
+        return self.change_pct.get(self.key(metric))
+
+    def shown_as(self, metric: str) -> tuple[str, bool]:
+        """(the metric shown in `metric`'s place, whether it is the p99): ("tpot", False)."""
+        key = self.key(metric)
+        return key.removesuffix(PERCENTILE_SUFFIX), key.endswith(PERCENTILE_SUFFIX)
+
+    def absolute(self, metric: str) -> tuple[float | None, float | None]:
+        """The shown key's baseline and variant values (None when the sweep gives none)."""
+        key = self.key(metric)
+        return self.baseline.get(key), self.variant.get(key)
+
+    def measured_summary(self, metrics: tuple[str, ...] | list[str]) -> str:
+        """The shown change of each metric in words: "throughput +44%, itl (as itl_p99) -90%"."""
+        parts = []
+        for m in metrics:
+            pct, key = self.shown_pct(m), self.key(m)
+            if pct is not None:
+                parts.append(f"{m if key == m else f'{m} (as {key})'} {round(pct):+d}%")
+        return ", ".join(parts)
+
+    @classmethod
+    def from_json(cls, t: Json) -> TechniqueView:
+        workload = t.get("workload")
+        workload = workload if isinstance(workload, Mapping) else {}
+        return cls(
+            str(t["id"]),
+            str(t.get("label", "")),
+            {m: None if v is None else float(v) for m, v in (t.get("change_pct") or {}).items()},
+            baseline_label=str(t.get("baseline_label", "")),
+            workload=str(workload.get("id", "")),
+            workload_description=str(workload.get("description", "")),
+            statistic=str(t.get("statistic", "mean")),
+            shown={str(m): str(k) for m, k in (t.get("shown") or {}).items()},
+            baseline=_numbers(t.get("baseline")),
+            variant=_numbers(t.get("variant")),
+            baseline_engine=dict((t.get("baseline") or {}).get("engine") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """One named workload of the sweep: its title, its one line (English, from the same data
+    that built its requests) and that data (`facts`: streams, model, GPU, SLOs), from which a
+    page writes the line in its own language."""
+
+    id: str
+    title: str = ""
+    description: str = ""
+    facts: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class SweepView:
-    """The ruler's sweep (`sim.presets.sweep`): every technique's effect on one workload."""
+    """The ruler's sweep (`sim.presets.sweep`): every technique's effect, each on its workload."""
 
     techniques: tuple[TechniqueView, ...] = ()
     metrics: tuple[str, ...] = ()
     description: str = ""
+    workloads: Mapping[str, WorkloadView] = field(default_factory=dict)
 
     def technique(self, tid: str) -> TechniqueView | None:
         return next((t for t in self.techniques if t.id == tid), None)
@@ -57,21 +128,25 @@ class SweepView:
     @classmethod
     def from_json(cls, data: Json) -> SweepView:
         workload = data.get("workload")
+        named = data.get("workloads")
         return cls(
-            techniques=tuple(
-                TechniqueView(
-                    str(t["id"]),
-                    str(t.get("label", "")),
-                    {
-                        m: None if v is None else float(v)
-                        for m, v in (t.get("change_pct") or {}).items()
-                    },
-                )
-                for t in data.get("techniques", [])
-            ),
+            techniques=tuple(TechniqueView.from_json(t) for t in data.get("techniques", [])),
             metrics=tuple(str(m) for m in data.get("metrics", [])),
             description=str(workload.get("description", "")) if isinstance(workload, Mapping) else "",
+            workloads={
+                str(wid): WorkloadView(str(wid), str(w.get("title", "")),
+                                       str(w.get("description", "")), dict(w))
+                for wid, w in (named.items() if isinstance(named, Mapping) else ())
+            },
         )
+
+
+def _numbers(side: object) -> dict[str, float]:
+    """A run's measured numbers (its `engine` and anything not a number left out)."""
+    if not isinstance(side, Mapping):
+        return {}
+    return {str(k): float(v) for k, v in side.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
 def format_number(value: float | None) -> str:

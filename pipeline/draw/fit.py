@@ -22,6 +22,7 @@ from pipeline.draw import main_thread, ruler
 from pipeline.draw.layout import FLOOR, FitError, family_for
 from pipeline.draw.main_thread import draw_main_thread
 from pipeline.draw.ruler import draw_ruler
+from pipeline.draw.ruler_rows import ruler_table
 from pipeline.errors import PlanError, Violation
 from pipeline.plan.model import Concept, Panel, Plan, parse_plan
 from pipeline.plan.placeholders import fill_placeholders
@@ -129,12 +130,16 @@ def _main_thread_fields(plan: Plan) -> Fields:
 
 
 def _ruler_fields(plan: Plan, sweep: SweepView) -> Fields:
+    """The ruler's plan texts: metric names, row names, quoted amounts, and the costs words of
+    a row none of whose cells worsens (drawn under its cells)."""
     out = [(f"ruler.metrics[{j}].name", m.name) for j, m in enumerate(plan.ruler.metrics)]
-    rows = {id(c) for c in ruler.ruler_rows(plan, sweep)}
+    rows = {row.index: row for row in ruler_table(plan, sweep)}
     for i, c in enumerate(plan.concepts):
-        if id(c) in rows:
+        if i in rows:
             out.append((f"concepts[{i}].{'name' if plan.lang == 'zh' else 'name_en'}",
                         c.name if plan.lang == "zh" else c.name_en))
+            if rows[i].costs:
+                out.append((f"concepts[{i}].costs", c.costs))
         for j, effect in enumerate(c.effects):
             if effect.amount:
                 out.append((f"concepts[{i}].effects[{j}].amount", effect.amount))

@@ -1,24 +1,28 @@
-"""`draw_ruler` (P8): one chart, 2-3 metrics, every technique's measured effect from the sweep.
+"""`draw_ruler` (P8, P22): one chart, 2-3 metrics, every technique's measured effect from the
+sweep, each on its own workload (`ruler_rows` says what each cell is).
 
-Rows are the concepts that name a sweep technique. Ink only (the state colours are reserved,
-P14): a bold FILLED arrow with a check mark where the metric improves, a thin HOLLOW arrow with a
-small cross where it is sacrificed, a short wavy dash where it barely moves; the arrow points the
-way the number moved and the measured percentage sits next to it. Column heads say which way is
-better; a key in the corner says what filled and hollow mean. `narrow=True` stacks each
-technique's name over its cells for a phone.
+Ink only (the state colours are reserved, P14): a bold FILLED arrow with a check mark where the
+metric improves, a thin HOLLOW arrow with a small cross where it is sacrificed, a short wavy dash
+where it barely moves; the arrow points the way the number moved and the measured percentage sits
+next to it, with what the cell shows when it is not the metric's mean ("P99", "TPOT") under it.
+A row none of whose cells worsens says under its cells what it costs instead (its card's
+`costs`). Column heads say which way is better; a key in the corner says what filled and hollow
+mean. `narrow=True` stacks each technique's name over its cells for a phone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.artifacts.sim import SweepView, TechniqueView
+from pipeline.artifacts.sim import SweepView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.key import draw_tag
+from pipeline.draw.layout import LINE_HEIGHT, family_for, vertical_metrics, wrap
 from pipeline.draw.palette import FAINT, INK, PAPER
-from pipeline.plan.model import Effect, Plan
+from pipeline.draw.ruler_rows import Cell, Row, ruler_table, verdict
+from pipeline.plan.model import Concept, Plan
 
 WIDTH = 800.0
 INSET = 8.0
@@ -29,24 +33,26 @@ NAME_W = 230.0
 NARROW_W = 360.0
 N_HEAD_CY = 58.0
 N_HEAD_H = 104.0
-N_ROW_H = 66.0
-FLAT_PCT = 1.0  # |change| below this is "about the same"
+N_ROW_H = 72.0
+N_CELL_DY = 48.0  # a narrow row: its name at 16 below its top, its cells here
+N_COST_W = NARROW_W - 2 * INSET - 12  # room for a narrow row's costs words
+W_COST_W = WIDTH - INSET - 20 - NAME_W  # ... and a wide row's, under its cells
 ARROW_LEN = 26.0
 BOLD_HALF = (4.0, 10.0)  # shaft and head half-widths of the "improves" arrow
 THIN_HALF = (2.5, 7.0)  # ... and of the hollow "sacrifices" arrow
 PCT_SIZE = {"better": 17.0, "worse": 14.0, "same": 14.0}
+NOTE_SIZE = 11.0  # "P99" / "TPOT" under a cell's number: >= 11 px on a phone
+NOTE_UP = 8.5  # a noted cell's number moves up this much ...
+NOTE_DOWN = 12.5  # ... and its note sits this far below the row's centre
+COST_SIZE = 13.0
+COST_PAD = 6.0  # a row with costs words grows by COST_PAD + the words' block (`_cost_block`)
 WORDS = {
     "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
-           "worse": "牺牲", "same": "差不多"},
+           "worse": "牺牲", "same": "差不多", "costs": "代价在别处："},
     "en": {"higher": "higher is better", "lower": "lower is better", "title": "Ruler",
-           "better": "improves", "worse": "sacrifices", "same": "about the same"},
+           "better": "improves", "worse": "sacrifices", "same": "about the same",
+           "costs": "costs instead: "},
 }
-
-
-def verdict(pct: float, better: str) -> str:
-    if abs(pct) < FLAT_PCT:
-        return "same"
-    return "better" if (pct > 0) == (better == "higher") else "worse"
 
 
 def _arrow_outline(x: float, cy: float, up: bool, half: tuple[float, float]) -> list[rough.Point]:
@@ -120,144 +126,164 @@ def _heads(cv: Canvas, metrics: list[Any], words: Mapping[str, str], x0: float, 
         cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
 
 
-CHANGE_SIGN = {"up": 1.0, "down": -1.0, "none": 0.0}
-CITED = {"zh": "据文献", "en": "cited"}
-
-
-def _cited_cell(cv: Canvas, i: int, j: int, x: float, cy: float, effect: Effect, better: str,
-                lang: str) -> None:
-    """A cited effect (a field without an engine): the verdict mark for its direction and the
-    amount the quote writes, else the word that says it is a source's claim, not a measurement."""
-    sign = CHANGE_SIGN[effect.change]
-    kind = "same" if sign == 0 else verdict(sign * 100.0, better)
-    _mark(cv, f"cell-{i}-{j}", x - 34, cy, sign, kind)
-    if kind == "better":
+def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, cell: Cell) -> None:
+    """One technique x metric cell centred on x: the verdict mark, the number (or a cited
+    amount) and, under it, what the cell shows when it is not the metric's mean."""
+    _mark(cv, f"cell-{i}-{j}", x - 34, cy, cell.sign, cell.kind)
+    if cell.kind == "better":
         _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
-    elif kind == "worse":
+    elif cell.kind == "worse":
         _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
-    cv.layout.place(effect.amount or CITED[lang], x=x - 6, cy=cy, role="label",
-                    size=PCT_SIZE[kind], anchor="start", floor=None)
+    cv.layout.place(cell.text, x=x - 6, cy=cy - (NOTE_UP if cell.note else 0.0), role="label",
+                    size=PCT_SIZE[cell.kind], anchor="start", floor=None)
+    if cell.note:
+        cv.layout.place(cell.note, x=x - 6, cy=cy + NOTE_DOWN, role="axis", size=NOTE_SIZE,
+                        anchor="start", floor=None)
 
 
-def _effect(concept: Any, metric_id: str) -> Effect | None:
-    return next((e for e in concept.effects if e.metric == metric_id), None)
+def cost_text(row: Row, lang: str) -> str:
+    return WORDS[lang]["costs"] + row.costs if row.costs else ""
 
 
-def _any_cell(cv: Canvas, i: int, j: int, x: float, cy: float, concept: Any, metric: Any,
-              techniques: Mapping[str, TechniqueView], lang: str) -> None:
-    tech = techniques.get(concept.technique or "")
-    effect = _effect(concept, metric.id) if tech is None else None
-    if effect is not None:
-        _cited_cell(cv, i, j, x, cy, effect, metric.better, lang)
-    else:
-        _cell(cv, i, j, x, cy, tech.change_pct.get(metric.id) if tech else None, metric.better)
+def _cost_lines(row: Row, lang: str, width: float) -> list[str]:
+    text = cost_text(row, lang)
+    return wrap(text, family_for(text, lang), COST_SIZE, width) if text else []
 
 
-def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, pct: float | None,
-          better: str) -> None:
-    """One technique x metric cell centred on x: the verdict mark and the measured %."""
-    if pct is None:
-        cv.layout.place("–", x=x, cy=cy, role="label", size=14, floor=None)
-        return
-    kind = verdict(float(pct), better)
-    _mark(cv, f"cell-{i}-{j}", x - 34, cy, float(pct), kind)
-    if kind == "better":
-        _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
-    elif kind == "worse":
-        _cross(cv, f"no-{i}-{j}", x - 19, cy + 2)
-    # round() first: a small negative change reads "+0%", never "-0%"
-    cv.layout.place(f"{round(pct):+d}%", x=x - 6, cy=cy, role="label", size=PCT_SIZE[kind],
-                    anchor="start", floor=None)
+def _cost_block(lines: Sequence[str], lang: str) -> tuple[float, float]:
+    """(the height of the costs words' block, of its first line): their font's own line box
+    (the hand font's is taller than 1.15 em), so the row grows by what the browser draws and
+    the words never run into the next row or off the chart; (0, 0) when there are none."""
+    if not lines:
+        return 0.0, 0.0
+    ascent, descent = vertical_metrics(family_for(lines[0], lang))
+    first = COST_SIZE * (ascent + descent)
+    return first + COST_SIZE * LINE_HEIGHT * (len(lines) - 1), first
 
 
-def _wide(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView],
-          metrics: list[Any], words: Mapping[str, str], lang: str) -> None:
-    height = cv.height
+def _costs(cv: Canvas, i: int, row: Row, lang: str, x: float, top: float, width: float) -> None:
+    """The row's costs words from `top` down, after a small cross beside their first line:
+    what it sacrifices off these metrics, wrapped over the lines `_tops` gave it room for."""
+    lines = _cost_lines(row, lang, width - 14)
+    block, first = _cost_block(lines, lang)
+    _cross(cv, f"cost-{i}", x + 4, top + COST_PAD / 2 + first / 2)
+    cv.layout.place(cost_text(row, lang), x=x + 14, cy=top + COST_PAD / 2 + block / 2,
+                    role="label", size=COST_SIZE, anchor="start", max_width=width - 14,
+                    max_lines=len(lines))
+
+
+def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Touching vertical spans joined, so a column rule is one stroke where nothing breaks it."""
+    out: list[tuple[float, float]] = []
+    for y0, y1 in spans:
+        if out and abs(out[-1][1] - y0) < 1e-6:
+            out[-1] = (out[-1][0], y1)
+        else:
+            out.append((y0, y1))
+    return out
+
+
+def _wide(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[Any],
+          words: Mapping[str, str], lang: str) -> None:
     draw_tag(cv, lang, right=NAME_W - 40, cy=24)
     _key(cv, words, 54, INSET + 18)
     col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
     _heads(cv, metrics, words, NAME_W, col, 26, 17)
     rng = cv.rng("grid")
-    grid = "".join(rough.line(rng, (NAME_W + col * j, 16), (NAME_W + col * j, height - 12), 0.5, 1)
-                   for j in range(1, len(metrics)))
-    for i in range(len(rows)):
-        y = HEAD_H + ROW_H * i
-        grid += rough.line(rng, (INSET + 6, y), (WIDTH - INSET - 6, y), 0.5, 1)
+    # column rules over the heads and each row's cells, never through a row's costs words
+    spans = [(16.0, HEAD_H)] + [(top, top + ROW_H) for top in tops[:-1]]
+    grid = "".join(rough.line(rng, (NAME_W + col * j, y0), (NAME_W + col * j, y1), 0.5, 1)
+                   for j in range(1, len(metrics)) for y0, y1 in _merged(spans))
+    for top in tops[:-1]:
+        grid += rough.line(rng, (INSET + 6, top), (WIDTH - INSET - 6, top), 0.5, 1)
     cv.stroke(grid, FAINT, width=1.0)
-    for i, concept in enumerate(rows):
-        cy = HEAD_H + ROW_H * (i + 0.5)
-        name = concept.name if lang == "zh" else concept.name_en
-        cv.layout.place(name, x=INSET + 10, cy=cy, role="label", size=16, anchor="start",
-                        max_width=NAME_W - 24)
-        for j, m in enumerate(metrics):
-            _any_cell(cv, i, j, NAME_W + col * (j + 0.5), cy, concept, m, techniques, lang)
+    for i, row in enumerate(rows):
+        cy = tops[i] + ROW_H / 2
+        cv.layout.place(row.name(lang), x=INSET + 10, cy=cy, role="label", size=16,
+                        anchor="start", max_width=NAME_W - 24)
+        for j, cell in enumerate(row.cells):
+            _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, cell)
+        if row.costs:
+            _costs(cv, i, row, lang, NAME_W + 10, tops[i] + ROW_H, W_COST_W)
 
 
-def _summary(rows: list[Any], techniques: Mapping[str, TechniqueView], metrics: list[Any],
-             words: Mapping[str, str], lang: str) -> list[str]:
-    """Every measured cell in words, for the `<desc>` (the same in both layouts)."""
-    out = []
-    for concept in rows:
-        name = concept.name if lang == "zh" else concept.name_en
-        tech = techniques.get(concept.technique or "")
-        for m in metrics:
-            pct = tech.change_pct.get(m.id) if tech is not None else None
-            effect = _effect(concept, m.id) if tech is None else None
-            if pct is not None:
-                out.append(f"{name} {m.name} {pct:+.0f}% ({words[verdict(float(pct), m.better)]})")
-            elif effect is not None:
-                sign = CHANGE_SIGN[effect.change]
-                said = words["same"] if sign == 0 else words[verdict(sign * 100.0, m.better)]
-                out.append(f"{name} {m.name} {effect.amount or CITED[lang]} ({said})")
-    return out
-
-
-def _narrow(cv: Canvas, rows: list[Any], techniques: Mapping[str, TechniqueView],
-            metrics: list[Any], words: Mapping[str, str], lang: str) -> None:
+def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[Any],
+            words: Mapping[str, str], lang: str) -> None:
     """Phone layout: the key and tag on top, the metric heads once, then per technique its name
-    on one line and its cells under the heads."""
+    on one line, its cells under the heads and its costs words (if any) under them."""
     draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22)
     _key(cv, words, 22, INSET + 14)
     col = (NARROW_W - 2 * INSET) / max(len(metrics), 1)
     _heads(cv, metrics, words, INSET, col, N_HEAD_CY, 15)
     rng = cv.rng("grid")
     grid = ""
-    for i, concept in enumerate(rows):
-        top = N_HEAD_H + N_ROW_H * i
+    for i, row in enumerate(rows):
+        top = tops[i]
         grid += rough.line(rng, (INSET + 4, top), (NARROW_W - INSET - 4, top), 0.5, 1)
-        name = concept.name if lang == "zh" else concept.name_en
-        cv.layout.place(name, x=INSET + 6, cy=top + 16, role="label", size=15, anchor="start",
-                        max_width=NARROW_W - 2 * INSET - 12)
-        for j, m in enumerate(metrics):
-            _any_cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + 44, concept, m, techniques,
-                      lang)
+        cv.layout.place(row.name(lang), x=INSET + 6, cy=top + 16, role="label", size=15,
+                        anchor="start", max_width=NARROW_W - 2 * INSET - 12)
+        for j, cell in enumerate(row.cells):
+            _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + N_CELL_DY, cell)
+        if row.costs:
+            _costs(cv, i, row, lang, INSET + 6, top + N_ROW_H, N_COST_W)
     cv.stroke(grid, FAINT, width=1.0)
 
 
-def ruler_rows(plan: Plan, sweep: SweepView) -> list[Any]:
-    """The ruler's rows, in page order: concepts standing for a measured technique of the sweep,
-    and concepts whose effects a source states (a field without an engine)."""
-    measured = {t.id for t in sweep.techniques}
-    return [c for c in plan.concepts if (c.technique and c.technique in measured)
-            or (c.effects and not c.technique)]
+def _summary(rows: Sequence[Row], words: Mapping[str, str], lang: str) -> list[str]:
+    """Every cell in words, with the baseline and workload, for the `<desc>` (both layouts)."""
+    out = []
+    for row in rows:
+        name = row.name(lang)
+        for cell in row.cells:
+            shown = f"{cell.metric.name} {cell.note}".strip()
+            said = f"{shown} {cell.text} ({words[cell.kind]})"
+            if row.technique is not None:
+                before, after = row.technique.absolute(cell.metric.id)
+                if before is not None and after is not None:
+                    said += f" {before:g} → {after:g}"
+            out.append(f"{name} {said}")
+        if row.technique is not None and row.technique.baseline_label:
+            out.append(f"{name} vs {row.technique.baseline_label}, "
+                       f"{row.technique.workload_description}")
+        if row.costs:
+            out.append(f"{name} {cost_text(row, lang)}")
+    return out
+
+
+def ruler_rows(plan: Plan, sweep: SweepView) -> list[Concept]:
+    """The ruler's rows' concepts, in page order (`ruler_rows.ruler_table` has their cells)."""
+    return [row.concept for row in ruler_table(plan, sweep)]
+
+
+def _tops(rows: Sequence[Row], lang: str, first: float, height: float, room: float) -> list[float]:
+    """Each row's top, and the bottom of the last: a row with costs words is taller by them."""
+    tops = [first]
+    for row in rows:
+        block, _first = _cost_block(_cost_lines(row, lang, room - 14), lang)
+        tops.append(tops[-1] + height + (COST_PAD + block if block else 0.0))
+    if not rows:
+        tops.append(first + height)
+    return tops
 
 
 def draw_ruler(plan: Plan, sweep: SweepView, *, lang: str, narrow: bool = False) -> str:
     """The ruler chart; `narrow` draws the phone layout (techniques stacked) instead."""
     words = WORDS[lang]
-    techniques = {t.id: t for t in sweep.techniques}
-    rows = ruler_rows(plan, sweep)
+    rows = ruler_table(plan, sweep)
     metrics = list(plan.ruler.metrics)
     if narrow:
-        height = N_HEAD_H + N_ROW_H * max(len(rows), 1) + 6
-        cv = new_canvas("ruler-n", NARROW_W, height, INSET, lang, "ruler (narrow)")
-        _narrow(cv, rows, techniques, metrics, words, lang)
+        tops = _tops(rows, lang, N_HEAD_H, N_ROW_H, N_COST_W)
+        cv = new_canvas("ruler-n", NARROW_W, tops[-1] + 6, INSET, lang, "ruler (narrow)")
+        _narrow(cv, rows, tops, metrics, words, lang)
     else:
-        height = HEAD_H + ROW_H * max(len(rows), 1) + 16
-        cv = new_canvas("ruler", WIDTH, height, INSET, lang, "ruler")
-        _wide(cv, rows, techniques, metrics, words, lang)
-    summary = _summary(rows, techniques, metrics, words, lang)
+        tops = _tops(rows, lang, HEAD_H, ROW_H, W_COST_W)
+        cv = new_canvas("ruler", WIDTH, tops[-1] + 16, INSET, lang, "ruler")
+        _wide(cv, rows, tops, metrics, words, lang)
+    summary = _summary(rows, words, lang)
     title = words["title"]
     sep = "；" if lang == "zh" else "; "
     return cv.svg(css_class="ruler", element_id="ruler-svg-n" if narrow else "ruler-svg",
                   title=title, desc=plan.ruler.sentence + " " + sep.join(summary))
+
+
+__all__ = ["draw_ruler", "ruler_rows", "verdict"]

@@ -38,6 +38,7 @@ from pipeline.render.route import (
     RouteView,
     route_views,
 )
+from pipeline.render.ruler_runs import ruler_runs
 from pipeline.render.source_list import source_views
 from pipeline.render.strings import PROGRESS_STATES, ui
 from pipeline.templating import html_environment
@@ -169,13 +170,23 @@ def _cards(
 
 
 def _ruler(plan: Plan, sim: SimResults, notes: Annotator) -> dict[str, Any]:
-    """The ruler: its sentence, the metrics it defines, and the sweep's drawing."""
+    """The ruler: its sentence, the sweep's drawing, what each row is compared with on which
+    workload (P22, `ruler_runs`), and the metrics it defines."""
     ruler_sentence = notes.prose(plan.ruler.sentence)
+    runs = ruler_runs(plan, sim.sweep) if sim.sweep is not None else None
+    runs_view = None
+    if runs is not None:
+        runs_view = {
+            "how": notes.prose(runs.how),
+            "rows": [(r.name, notes.prose(r.text)) for r in runs.rows],
+            "workloads": [(w.title, notes.prose(w.description)) for w in runs.workloads],
+        }
     metrics = [(m.name, notes.prose(m.definition)) for m in plan.ruler.metrics]
     return {
         "ruler_sentence": ruler_sentence,
         "metrics": metrics,
         "ruler_svg": page_draw.ruler_svg(plan, sim.sweep, lang=plan.lang),
+        "ruler_runs": runs_view,
     }
 
 

@@ -1,7 +1,8 @@
 """The numbers the page shows from the simulator, each with where it is and what it is: for every
 trace a panel draws, its requests' latencies and counts and the run's totals (the values a
-caption may bind, `trace_values`); the walkthrough's without/with table; the ruler's cells. The
-review lists those that changed since the last publish ("D's TTFT 8.8 → 9.6 ms").
+caption may bind, `trace_values`); the walkthrough's without/with table; the ruler's cells and
+the baselines and workloads listed under it. The review lists those that changed since the last
+publish ("D's TTFT 8.8 → 9.6 ms").
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from pipeline import fields
 from pipeline.artifacts.review import NumberChange, ShownNumber
 from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
+from pipeline.draw.ruler_rows import ruler_table
 from pipeline.plan.model import Plan
 from pipeline.render.page import walkthrough_table
+from pipeline.render.ruler_runs import ruler_runs
 
 
 def page_numbers(
@@ -45,29 +48,59 @@ def page_numbers(
                     value=value,
                 )
             )
-    out += _ruler_numbers(plan, sim)
+    out += _ruler_numbers(plan, sim) + _ruler_run_numbers(plan, sim)
     return out
 
 
 def _ruler_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:
-    techniques = {t.id: t for t in (sim.sweep.techniques if sim.sweep else ())}
+    """Each measured ruler cell: the change it prints, labelled with the statistic it shows,
+    its baseline and workload, and the absolute numbers behind it ("P99 ITL 180.5 → 18.1 ms"),
+    so a review sees what a moved percentage means."""
+    if sim.sweep is None:
+        return []
+    units = _units(sim)
     out = []
-    for concept in plan.concepts:
-        tech = techniques.get(concept.technique or "")
+    for row in ruler_table(plan, sim.sweep):
+        tech = row.technique
         if tech is None:
             continue
-        for metric in plan.ruler.metrics:
-            pct = tech.change_pct.get(metric.id)
-            if pct is not None:
-                out.append(
-                    ShownNumber(
-                        key=f"ruler:{concept.id}:{metric.id}",
-                        where="ruler",
-                        label=f"{concept.name}: {metric.name}",
-                        value=f"{pct:+.0f}%",
-                    )
+        where = f"ruler · vs {tech.baseline_label or tech.label}"
+        where += f" on {tech.workload}" if tech.workload else ""
+        for cell in row.cells:
+            key = tech.key(cell.metric.id)
+            before, after = tech.absolute(cell.metric.id)
+            shown = f"{cell.metric.name} {cell.note}".strip()
+            if before is not None and after is not None:
+                shown += f" ({before:g} → {after:g} {units.get(key.removesuffix('_p99'), '')})"
+            out.append(
+                ShownNumber(
+                    key=f"ruler:{row.concept.id}:{cell.metric.id}",
+                    where=where,
+                    label=f"{row.concept.name}: {shown.strip()}",
+                    value=cell.text,
                 )
+            )
     return out
+
+
+def _ruler_run_numbers(plan: Plan, sim: SimResults) -> list[ShownNumber]:
+    """The lines under the ruler: each row's baseline and each workload, whose numbers (request
+    counts, rates, lengths, targets, a baseline's context) are the sweep's own inputs. Listed so
+    the page's every number has a source and a review sees a workload that changed."""
+    runs = ruler_runs(plan, sim.sweep) if sim.sweep is not None else None
+    if runs is None:
+        return []
+    out = [ShownNumber(key=f"ruler-runs:row:{line.name}", where="under the ruler",
+                       label=line.name, value=line.text) for line in runs.rows]
+    out += [ShownNumber(key=f"ruler-runs:workload:{line.title}", where="under the ruler",
+                        label=line.title, value=line.description) for line in runs.workloads]
+    return out
+
+
+def _units(sim: SimResults) -> dict[str, str]:
+    workload = (sim.sweep_json or {}).get("workload")
+    units = workload.get("units") if isinstance(workload, dict) else None
+    return {str(k): str(v) for k, v in units.items()} if isinstance(units, dict) else {}
 
 
 def number_changes(

@@ -16,10 +16,11 @@ import re
 from collections.abc import Mapping
 
 from pipeline import fields
-from pipeline.artifacts.sim import SimResults
+from pipeline.artifacts.sim import SimResults, SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.artifacts.trace import Json, TraceView
 from pipeline.draw.fit import layout_violations
+from pipeline.draw.ruler_rows import measured_direction, verdict
 from pipeline.errors import TujieError, Violation
 from pipeline.fields import Run
 from pipeline.plan.catalogue import Catalogue, Catalogues
@@ -82,6 +83,9 @@ def page_violations(
     return found, results
 
 
+# A source saying a technique leaves a metric alone agrees with a measured change this small.
+NONE_TOLERANCE_PCT = 5.0
+
 # Placeholders that count events: at 0 a caption about them describes nothing the run shows.
 EVENT_COUNTS = frozenset({"wait", "preemptions", "preempted", "prefix_hit_tokens"})
 # Words by which a caption says a number changed between the panels ("drops to", "降到", "→").
@@ -123,8 +127,10 @@ def _contradictions(plan: Plan, values_for: ValuesFor) -> list[Violation]:
 
 
 def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
-    """Every cell of the ruler has a measured change: a technique whose metric has no
-    percentage (a zero baseline that moved) is refused, never drawn as an empty cell."""
+    """Every cell of the ruler has a measured change: a technique whose shown statistic has no
+    percentage (a zero baseline that moved) is refused, never drawn as an empty cell; and a
+    measured row improves at least one of the ruler's metrics on its own workload, or it would
+    read as a pure loss."""
     sweep = results.sweep
     out: list[Violation] = []
     if sweep is None:
@@ -133,15 +139,55 @@ def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
         tech = sweep.technique(concept.technique) if concept.technique else None
         if tech is None:
             continue
+        pcts = {m.id: tech.shown_pct(m.id) for m in plan.ruler.metrics}
         for metric in plan.ruler.metrics:
-            if tech.change_pct.get(metric.id) is None:
+            if pcts[metric.id] is None:
                 out.append(
                     Violation(
                         f"concepts[{i}].technique",
-                        f"the sweep gives '{tech.id}' no percentage change of '{metric.id}' "
-                        "(its baseline is zero): choose another ruler metric or technique",
+                        f"the sweep gives '{tech.id}' no percentage change of "
+                        f"'{tech.key(metric.id)}' (its baseline is zero): choose another ruler "
+                        "metric or technique",
                     )
                 )
+        better = [m.id for m in plan.ruler.metrics
+                  if (p := pcts[m.id]) is not None and verdict(p, m.better) == "better"]
+        if not better and all(p is not None for p in pcts.values()):
+            out.append(Violation(
+                f"concepts[{i}].technique",
+                f"'{tech.id}' improves none of the ruler's metrics "
+                f"({', '.join(m.id for m in plan.ruler.metrics)}) on its workload "
+                f"'{tech.workload or 'the sweep'}': choose ruler metrics where it helps, or "
+                "leave `technique` unset on this card"))
+    return out + claimed_effects(plan, sweep)
+
+
+def claimed_effects(plan: Plan, sweep: SweepView) -> list[Violation]:
+    """A measured row's cited claims (`effects` beside `technique`) against the sweep: each
+    claimed direction must be the one measured on the statistic the ruler shows (up/down: moved
+    at least FLAT_PCT that way; none: within NONE_TOLERANCE_PCT), else it is a contradiction
+    the page would print side by side."""
+    out: list[Violation] = []
+    for i, concept in enumerate(plan.concepts):
+        tech = sweep.technique(concept.technique) if concept.technique else None
+        if tech is None:
+            continue
+        for j, effect in enumerate(concept.effects):
+            pct = tech.shown_pct(effect.metric)
+            if pct is None:
+                continue
+            measured = measured_direction(pct)
+            agrees = (abs(pct) < NONE_TOLERANCE_PCT if effect.change == "none"
+                      else measured == effect.change)
+            if agrees:
+                continue
+            shown = tech.key(effect.metric).replace("_p99", " p99")
+            out.append(Violation(
+                f"concepts[{i}].effects[{j}].change",
+                f"the source says {effect.metric} goes {effect.change}, the sweep measures "
+                f"{shown} {pct:+.1f}% for '{tech.id}' on '{tech.workload or 'its workload'}' "
+                f"(vs {tech.baseline_label or 'its baseline'}): check the quote's conditions "
+                "against that workload, or drop the effect"))
     return out
 
 

@@ -22,7 +22,7 @@ from pipeline.plan.job import render_system
 from pipeline.plan.model import Concept, Panel, parse_plan
 from pipeline.plan.rules import plan_violations
 from sim.presets.scenarios import SCENARIOS, run_preset
-from sim.presets.sweep import FIELD_TECHNIQUES, TECHNIQUES
+from sim.presets.sweep import TECHNIQUES
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "llm-inference"
@@ -41,7 +41,7 @@ def test_every_scenario_scene_and_technique_is_in_the_registry(cat: Catalogue) -
     drawn = {scene for scenes in DRAWN_BY.values() for scene in scenes}
     assert drawn <= set(kinds) and GENERIC not in drawn
     assert drawn == set(kinds) - {GENERIC}  # every scene kind draws some scenario
-    ids = [t[0] for t in TECHNIQUES] + [t.id for t in FIELD_TECHNIQUES]
+    ids = [t.id for t in TECHNIQUES]
     assert cat.technique_ids() == ids and all(t.line for t in cat.techniques)
     assert cat.ruler_minimum() == 3
 

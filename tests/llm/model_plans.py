@@ -13,10 +13,13 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pipeline.artifacts.sim import SweepView
 from pipeline.artifacts.sources import Corpus
+from pipeline.draw.ruler_rows import verdict
 from pipeline.plan.catalogue import Catalogue, ScenarioEntry
 from pipeline.plan.model import MAX_CAPTION
 from pipeline.plan.placeholders import fill_placeholders
+from pipeline.simulate.results import sweep_json
 
 # The card a technique stands for draws this scenario (the sweep's technique ids).
 TECHNIQUE_SCENARIO = {
@@ -66,6 +69,17 @@ class Card:
     scenes: tuple[str, str]
     technique: str | None = None
     over: int = 0  # characters a caption goes past the limit (a rule the loop must send back)
+
+
+def helps(technique: str | None, metrics: list[str]) -> bool:
+    """Whether the sweep measures `technique` improving one of `metrics` (the statistic its row
+    shows): the prompt gives each technique's measured changes, so a careful model does not make
+    a ruler row of a technique that would only lose there (a bigger token budget on a TPOT and
+    E2E ruler)."""
+    tech = SweepView.from_json(sweep_json()).technique(technique) if technique else None
+    return tech is not None and any(
+        (pct := tech.shown_pct(m)) is not None and verdict(pct, BETTER.get(m, "lower")) == "better"
+        for m in metrics)
 
 
 def _longest(entry: ScenarioEntry, variant: str) -> tuple[str, str] | None:
@@ -141,7 +155,7 @@ def model_answer(
                 "costs": words["costs"],
                 "terms": [words["term"]] if i == 0 else [],
                 "citations": [{"source": source, "quote": quote}],
-                "technique": card.technique,
+                "technique": card.technique if helps(card.technique, metrics) else None,
             }
         )
     urls = [e.url for e in corpus.reading_list][:3] or [s.url for s in corpus.sources if s.url][:3]

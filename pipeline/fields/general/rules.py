@@ -189,19 +189,18 @@ MIN_EFFECT_ROWS = 2  # a ruler drawn from cited effects compares at least two te
 
 
 def effect_violations(plan: Plan, corpus: Corpus | None) -> list[Violation]:
-    """Ruler rows stated with a citation (a field without an engine): every ruler metric gets an
-    effect, each found in its source, an `amount` only as the quote writes it."""
+    """Cited effects: each found in its source, an `amount` only as the quote writes it. A row
+    stated only by citations (a field without an engine) gives an effect on every ruler metric;
+    a measured row (`technique`) may cite what its articles claim on some of them, and
+    `pipeline.simulate.checks.claimed_effects` compares each claim with the sweep."""
     out: list[Violation] = []
     metric_ids = [m.id for m in plan.ruler.metrics]
     for i, concept in enumerate(plan.concepts):
         if not concept.effects:
             continue
         path = f"concepts[{i}]"
-        if concept.technique:
-            out.append(Violation(f"{path}.effects", "a ruler row is measured (`technique`) or "
-                                 "cited (`effects`), not both"))
         said = [e.metric for e in concept.effects]
-        for metric in metric_ids:
+        for metric in metric_ids if not concept.technique else ():
             if metric not in said:
                 out.append(Violation(f"{path}.effects", f"no effect on the ruler's metric "
                                      f"'{metric}': say what the source says it does to it"))

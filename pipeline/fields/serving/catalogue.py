@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from pipeline.artifacts.sim import trace_values
+from pipeline.artifacts.sim import SweepView, TechniqueView, trace_values
 from pipeline.artifacts.trace import TraceView
 from pipeline.plan.catalogue import (
     OFFERED_REQUESTS,
@@ -235,10 +235,10 @@ def time_unit(trace: TraceView) -> str:
 def build_catalogue() -> Catalogue:
     """Every scenario and technique the simulator offers, with the registry's data (runs each
     preset once: the traces are cached by content)."""
-    from pipeline.fields.serving.engine import Run, run_trace
+    from pipeline.fields.serving.engine import Run, run_trace, sweep_json
     from pipeline.fields.serving.stories import story
     from sim.presets.scenarios import SCENARIOS
-    from sim.presets.sweep import FIELD_TECHNIQUES, METRICS, TECHNIQUES
+    from sim.presets.sweep import METRICS, TECHNIQUES
 
     scenarios: dict[str, ScenarioEntry] = {}
     for sid, scenario in SCENARIOS.items():
@@ -270,10 +270,21 @@ def build_catalogue() -> Catalogue:
             knobs,
             {v: story(t) for v, t in traces.items()},
         )
-    techniques = tuple(TechniqueEntry(tid, label) for tid, label, _b, _v in TECHNIQUES)
-    techniques += tuple(TechniqueEntry(t.id, t.label) for t in FIELD_TECHNIQUES)
+    measured = SweepView.from_json(sweep_json())
+    techniques = tuple(TechniqueEntry(t.id, _measured_line(t.line(), measured.technique(t.id)))
+                       for t in TECHNIQUES)
     return Catalogue(scenarios, techniques, tuple(METRICS), scene_shows=SCENE_SHOWS,
                      field=FIELD_ID)
+
+
+def _measured_line(line: str, measured: TechniqueView | None) -> str:
+    """A technique's prompt line with what the sweep measured (the model writes the ruler's
+    sentence from these directions)."""
+    from sim.presets.sweep import METRICS
+
+    if measured is None:
+        return line
+    return f"{line}; measured: {measured.measured_summary(METRICS)}"
 
 
 def fallback_catalogue(

@@ -4,7 +4,6 @@ by content, in the process and on disk (`pipeline.fields.cache`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -59,17 +58,10 @@ def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
 
 
 def sweep_key() -> str:
-    """The sweep's workload: its request generator, base engine and every technique pair."""
-    from sim.presets import sweep as ruler
+    """The sweep's content: every named workload and technique pair (`sweep_spec`)."""
+    from sim.presets.sweep import sweep_spec
 
-    n, seed = ruler.DEFAULT_SWEEP_REQUESTS, ruler.DEFAULT_SWEEP_SEED
-    workload = {
-        "generate": ruler.sweep_generator(n, seed),
-        "base_engine": ruler.BASE_ENGINE,
-        "techniques": ruler.TECHNIQUES,
-        "field": [dataclasses.asdict(t) for t in ruler.FIELD_TECHNIQUES],
-    }
-    return workload_key("sweep", workload)
+    return workload_key("sweep", sweep_spec())
 
 
 def sweep_json(stats: CacheStats | None = None) -> dict[str, Any]:

@@ -1,0 +1,186 @@
+"""Under the ruler (P22): for every row, what it is compared with and on which workload, in the
+page's language, plus one line saying how the cells were measured ("P99" marks a percentile).
+
+The words come from the sweep: English pages show its own workload lines (`description`) and
+baseline labels; Chinese pages write the same lines from the sweep's data (`facts`: streams,
+rates, lengths, targets; the baseline's engine for its numbers), so both languages carry the
+same numbers and neither can drift from the run. A row a source states instead (cited
+effects) says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.artifacts.sim import SweepView, TechniqueView, WorkloadView
+from pipeline.draw.ruler_rows import Row, p99_word, ruler_table
+from pipeline.plan.model import Plan
+
+# The techniques' baselines in Chinese; {key} is the baseline engine's value of that key.
+BASELINES_ZH = {
+    "continuous_batching": "静态批处理（一批写完才换下一批）",
+    "paged_kv": "每个请求预留整段 {max_model_len} 个 token 的上下文",
+    "chunked_prefill": "先做完整预填充（期间解码暂停）",
+    "prefix_caching": "不开前缀缓存",
+    "token_budget": "每步 {max_num_batched_tokens} 个 token 的预算",
+    "spec_decode": "不做投机解码",
+    "fp8_kv": "bf16 的 KV cache",
+    "tensor_parallel": "一张 GPU",
+    "disaggregation": "两张 GPU 各自兼做预填充和解码",
+}
+WORKLOAD_TITLES_ZH = {
+    "busy_chat": "繁忙的聊天",
+    "long_prompts": "聊天中夹着长提示词",
+    "mixed_slo": "聊天中夹着长提示词，带延迟目标",
+    "shared_prompt": "共用一段系统提示词",
+    "low_load": "低负载",
+    "long_context": "长上下文",
+}
+STREAMS_ZH = {"chat": "聊天请求", "document": "长文档请求", "request": "请求"}
+WORDS = {
+    "zh": {
+        "vs": "对比{baseline}，负载：{workload}",
+        "cited": "文献所说，不是模拟测的",
+        "machine": "{model}，{gpu} GPU，耗时由校准过的代价模型估算",
+        "how": "每一行都是这一招对比它的基线，在它起作用的模拟负载上测（{machine}）。"
+               "没有标注的格子是平均值",
+        "p99": "；标 {p99} 的是第 99 百分位，即最慢那 1% 的值",
+        "tpot": "；标 TPOT 的是平均每个输出 token 的时间（一步写出好几个 token 时，出字间隔按一次算）",
+        "end": "。",
+        "sep": "：",
+    },
+    "en": {
+        "vs": "vs {baseline}, on {workload}",
+        "cited": "a source's claim, not simulated",
+        "machine": "{model} on {gpu} GPUs, step times estimated by the calibrated cost model",
+        "how": "Each row is the technique against its baseline, on a simulated workload where it "
+               "matters ({machine}). Unmarked cells are means",
+        "p99": "; {p99} marks the 99th percentile, what the slowest 1% see",
+        "tpot": "; TPOT is the time per output token (a step that writes several tokens at once "
+                "counts as one inter-token gap)",
+        "end": ".",
+        "sep": ": ",
+    },
+}
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One ruler row under the chart: its name and what it is compared with, on what."""
+
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class WorkloadLine:
+    title: str
+    description: str
+
+
+@dataclass(frozen=True)
+class RulerRuns:
+    how: str
+    rows: tuple[RunLine, ...]
+    workloads: tuple[WorkloadLine, ...]
+
+
+def _count(n: Any) -> str:
+    value = float(n)
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
+
+
+def _output_zh(output: Mapping[str, Any]) -> str:
+    if output.get("kind") == "uniform":
+        return f"{_count(output['low'])}-{_count(output['high'])}"
+    if output.get("kind") == "fixed":
+        return _count(output["value"])
+    return f"中位 {_count(output['median'])}、最长 {_count(output['max'])}"
+
+
+def _stream_zh(stream: Mapping[str, Any]) -> str:
+    kind = STREAMS_ZH.get(str(stream["name"]), str(stream["name"]))
+    rate = stream.get("rate")
+    when = f"每秒 {float(rate):g} 个" if rate is not None else "开始时全部在排队"
+    low, high = stream["prompt"]
+    prompt = f"提示词 {_count(low)}-{_count(high)} 个 token"
+    if stream.get("shared_prefix"):
+        prompt += f"，前 {_count(stream['shared_prefix'])} 个人人相同"
+    return f"{stream['n']} 个{kind}，{when}，{prompt}，回答 {_output_zh(stream['output'])} 个 token"
+
+
+def workload_words(workload: WorkloadView, lang: str) -> str:
+    """The workload's one line: the sweep's own (en), or the same data in Chinese."""
+    if lang != "zh":
+        return workload.description
+    facts: Mapping[str, Any] = workload.facts
+    parts = ["；另有 ".join(_stream_zh(s) for s in facts.get("streams") or [])]
+    if facts.get("at_a_time"):
+        parts.append(f"每次最多 {facts['at_a_time']} 个同时跑")
+    if facts.get("accept"):
+        parts.append("草稿依次被接受 " + "、".join(map(str, facts["accept"])) + " 个")
+    slo = facts.get("slo")
+    if isinstance(slo, Mapping) and slo:
+        parts.append("目标 " + "、".join(f"{k.upper()} ≤ {_count(v)} ms" for k, v in slo.items()))
+    return "；".join(parts)
+
+
+def workload_title(workload: WorkloadView, lang: str) -> str:
+    return WORKLOAD_TITLES_ZH.get(workload.id, workload.title) if lang == "zh" else workload.title
+
+
+def baseline_words(tech: TechniqueView, lang: str) -> str:
+    """What the technique is compared with: the sweep's label (en), the Chinese words with the
+    baseline engine's numbers filled in (zh)."""
+    zh = BASELINES_ZH.get(tech.id)
+    if lang != "zh" or zh is None:
+        return tech.baseline_label or tech.label
+    numbers = {k: _count(v) for k, v in tech.baseline_engine.items() if isinstance(v, int | float)}
+    return zh.format(**numbers)
+
+
+def _row_line(row: Row, sweep: SweepView, words: Mapping[str, str], lang: str) -> RunLine:
+    tech = row.technique
+    if tech is None:
+        return RunLine(row.name(lang), words["cited"])
+    workload = sweep.workloads.get(tech.workload)
+    title = workload_title(workload, lang) if workload is not None else tech.workload
+    return RunLine(row.name(lang), words["vs"].format(baseline=baseline_words(tech, lang),
+                                                      workload=title))
+
+
+def _how(rows: list[Row], used: list[WorkloadView], plan: Plan, words: Mapping[str, str]) -> str:
+    machines = {(w.facts.get("model"), w.facts.get("gpu")) for w in used}
+    machine = ""
+    if len(machines) == 1:
+        model, gpu = next(iter(machines))
+        if model and gpu:
+            machine = words["machine"].format(model=model, gpu=gpu)
+    how = words["how"].format(machine=machine).replace("（）", "").replace(" ()", "")
+    notes = [c.note for r in rows for c in r.cells if c.note]
+    p99 = p99_word(plan)
+    if any(p99 in n for n in notes):
+        how += words["p99"].format(p99=p99)
+    if any("TPOT" in n for n in notes):
+        how += words["tpot"]
+    return how + words["end"]
+
+
+def ruler_runs(plan: Plan, sweep: SweepView) -> RulerRuns | None:
+    """The list under the ruler, or None when no row was measured on a named workload (an old
+    sweep, or a ruler of cited rows only)."""
+    lang = plan.lang
+    words = WORDS["zh" if lang == "zh" else "en"]
+    rows = ruler_table(plan, sweep)
+    measured = [r.technique for r in rows if r.technique is not None]
+    if not measured or not all(t.workload in sweep.workloads for t in measured):
+        return None
+    used = [sweep.workloads[wid] for wid in dict.fromkeys(t.workload for t in measured)]
+    return RulerRuns(
+        how=_how(rows, used, plan, words),
+        rows=tuple(_row_line(r, sweep, words, lang) for r in rows),
+        workloads=tuple(WorkloadLine(workload_title(w, lang), workload_words(w, lang))
+                        for w in used),
+    )

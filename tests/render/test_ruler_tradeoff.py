@@ -1,0 +1,145 @@
+"""Issue 21, deliverable 4 (the ruler tells the trade-off): each technique is measured on a
+workload in its own regime, the ruler shows the statistic the sweep says tells its story (the
+p99 for stalls), a row that worsens nothing prints its card's costs words instead of an implied
+free lunch, and validate refuses a cited effect whose direction the sweep contradicts.
+
+Everything runs the real sweep, the real drawing and the real validator on the shipped examples.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import cache
+from pathlib import Path
+
+from pipeline.artifacts.sim import SweepView
+from pipeline.draw.ruler import draw_ruler
+from pipeline.draw.ruler_rows import ruler_table
+from pipeline.ingest.folder import ingest_folder
+from pipeline.plan.model import Effect, Plan, load_plan
+from pipeline.render.ruler_runs import ruler_runs
+from pipeline.simulate.checks import page_violations
+from pipeline.simulate.results import sweep_json
+from sim.presets.ruler_workloads import WORKLOADS
+from sim.presets.sweep import TECHNIQUES, Technique
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EN = EXAMPLES / "llm-inference-en"
+# What "long context" means for FP8 (issue 21): prompts far past a chat's, around the vLLM FP8
+# KV-cache blog's 20k-token load test.
+LONG_CONTEXT_TOKENS = 16_000
+# "Low load" for speculation: about one request a second, a couple in flight.
+LOW_LOAD_RATE = 2.0
+
+
+def _technique(tid: str) -> Technique:
+    return next(t for t in TECHNIQUES if t.id == tid)
+
+
+@cache
+def _sweep() -> SweepView:
+    return SweepView.from_json(sweep_json())
+
+
+def _plan() -> Plan:
+    return load_plan(EN / "plan.json")
+
+
+def test_fp8_is_measured_on_long_contexts() -> None:
+    workload = WORKLOADS[_technique("fp8_kv").workload]
+    prompts = [r["prompt_tokens"] for r in workload.requests()]
+    assert min(prompts) >= LONG_CONTEXT_TOKENS
+    assert "long context" in workload.title
+
+
+def test_speculation_is_measured_at_low_load_and_disaggregation_under_targets() -> None:
+    spec = WORKLOADS[_technique("spec_decode").workload]
+    assert all(s.rate is not None and s.rate <= LOW_LOAD_RATE for s in spec.streams)
+    assert spec.accept, "speculation needs its drafts' acceptance"
+    disagg = WORKLOADS[_technique("disaggregation").workload]
+    assert disagg.slo and {"ttft", "tpot"} <= set(disagg.slo)
+    # mixed prefill/decode: short chats and long documents
+    prompts = sorted(s.prompt for s in disagg.streams)
+    assert prompts[0][1] < 1000 < prompts[-1][0]
+
+
+def test_the_sweep_names_each_techniques_workload_and_baseline() -> None:
+    sweep = _sweep()
+    for tech in TECHNIQUES:
+        measured = sweep.technique(tech.id)
+        assert measured is not None
+        assert measured.workload == tech.workload
+        assert measured.baseline_label == tech.baseline_label
+        assert sweep.workloads[tech.workload].description
+
+
+def test_a_p99_technique_shows_its_p99_labelled() -> None:
+    sweep = _sweep()
+    chunked = sweep.technique("chunked_prefill")
+    assert chunked is not None and chunked.statistic == "p99"
+    assert chunked.key("itl") == "itl_p99" and chunked.key("throughput") == "throughput"
+    plan = _plan()
+    row = next(r for r in ruler_table(plan, sweep) if r.concept.id == "chunked_prefill")
+    itl = next(c for c in row.cells if c.metric.id == "itl")
+    assert itl.note == "P99"
+    assert itl.text == f"{round(chunked.change_pct['itl_p99'] or 0.0):+d}%"
+    assert itl.text != f"{round(chunked.change_pct['itl'] or 0.0):+d}%", "mean and p99 differ"
+    for narrow in (False, True):
+        svg = draw_ruler(plan, sweep, lang="en", narrow=narrow)
+        assert ">P99<" in svg and f">{itl.text}<" in svg
+
+
+def test_speculation_shows_tpot_in_the_itl_column() -> None:
+    spec = _sweep().technique("spec_decode")
+    assert spec is not None
+    assert spec.key("itl") == "tpot"
+    assert spec.shown_as("itl") == ("tpot", False)
+
+
+def test_a_row_that_worsens_nothing_prints_its_costs_words() -> None:
+    plan, sweep = _plan(), _sweep()
+    rows = {r.concept.id: r for r in ruler_table(plan, sweep)}
+    free = rows["prefix_caching"]
+    assert not free.sacrifices and free.costs == free.concept.costs
+    assert rows["continuous_batching"].sacrifices and rows["continuous_batching"].costs == ""
+    for narrow in (False, True):
+        svg = html.unescape(draw_ruler(plan, sweep, lang="en", narrow=narrow))
+        # the words may wrap over lines: every word is drawn, after the "costs instead" lead
+        assert "costs instead:" in svg
+        for word in free.costs.split():
+            assert word in svg, word
+
+
+def test_no_ruler_cell_is_empty_and_every_row_is_listed_under_the_ruler() -> None:
+    plan, sweep = _plan(), _sweep()
+    rows = ruler_table(plan, sweep)
+    assert rows
+    for row in rows:
+        assert len(row.cells) == len(plan.ruler.metrics)
+        assert row.improves and (row.sacrifices or row.costs)
+    runs = ruler_runs(plan, sweep)
+    assert runs is not None
+    assert [r.name for r in runs.rows] == [r.name("en") for r in rows]
+    assert all(" on " in r.text and r.text.startswith("vs ") for r in runs.rows)
+
+
+def test_validate_refuses_a_cited_effect_the_sweep_contradicts() -> None:
+    plan = _plan()
+    index = next(i for i, c in enumerate(plan.concepts) if c.technique == "chunked_prefill")
+    concept = plan.concepts[index]
+    quote = concept.citations[0]
+    path = f"concepts[{index}].effects[0].change"
+
+    def with_effect(change: str) -> Plan:
+        effect = Effect(metric="itl", change=change, source=quote.source, quote=quote.quote)
+        concepts = list(plan.concepts)
+        concepts[index] = concept.model_copy(update={"effects": [effect]})
+        return plan.model_copy(update={"concepts": concepts})
+
+    corpus = ingest_folder(EN)
+    found, sim = page_violations(with_effect("up"), corpus)
+    refused = [v for v in found if v.path == path]
+    assert refused, [v.path for v in found]
+    assert "itl p99" in refused[0].problem and "chunked_prefill" in refused[0].problem
+    agreeing, _ = page_violations(with_effect("down"), corpus, sim=sim)
+    assert path not in {v.path for v in agreeing}
