@@ -56,6 +56,18 @@ class WalkView:
     intro: Prose
     rows: list[tuple[int, str, Markup]]
     table: list[CompareRow]
+    # the table's two column heads and its caption when its panels are two worked examples
+    # (their titles: "a 1% fee" vs "a 0.1% fee"); None: the run without and with the technique
+    columns: tuple[str, str] | None = None
+
+
+def _walk_columns(plan: Plan, concept: Concept) -> tuple[str, str] | None:
+    """The titles of the two worked examples a concept's panels compare, if they differ."""
+    trouble = plan.example(concept.trouble.example) if concept.trouble.example else None
+    fix = plan.example(concept.fix.example) if concept.fix.example else None
+    if trouble is None or fix is None or trouble.id == fix.id:
+        return None
+    return trouble.title, fix.title
 
 
 def _walk_concept(plan: Plan, config: PageConfig, sim: SimResults) -> Concept:
@@ -75,7 +87,7 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
     told = fields.walkthrough(plan, concept, sim, plan.lang)
     steps, table = told if told is not None else ([], [])
     rows = [(step.index, step.sentence, Markup(step.strip)) for step in steps]
-    return WalkView(concept.id, concept.name, intro, rows, table)
+    return WalkView(concept.id, concept.name, intro, rows, table, _walk_columns(plan, concept))
 
 
 def walkthrough_table(plan: Plan, config: PageConfig, sim: SimResults) -> list[CompareRow]:

@@ -54,3 +54,20 @@ def test_the_main_threads_subtitle_says_its_kind(name: str, kind: str) -> None:
     said = heading.get_text()
     assert ("turns around this loop" in said) == (kind == "loop")
     assert ("one stage after another" in said) == (kind == "pipeline")
+
+
+def test_a_walkthrough_of_two_worked_examples_heads_its_table_with_their_titles() -> None:
+    """A table comparing two worked examples (a 1% fee, a 0.1% fee) is not 'without vs with'."""
+    src = EXAMPLES / "household-budget"
+    plan = load_plan(src / "plan.json")
+    card = plan.concept("fee_drag")
+    assert card is not None and card.trouble.example and card.fix.example
+    titles = [plan.example(p.example).title for p in (card.trouble, card.fix)  # type: ignore[union-attr]
+              if p.example]
+    html = render_page(plan, ingest_folder(src), load_config(src), run_sim(plan), None)
+    table = BeautifulSoup(html, "html.parser").select_one("table.compare")
+    assert table is not None
+    heads = [th.get_text(strip=True) for th in table.select("thead th")][1:]
+    assert heads == titles
+    caption = table.select_one("caption")
+    assert caption is not None and "不用" not in caption.get_text()
