@@ -9,6 +9,7 @@ A field imports the drawing library and its own engine, never another field.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,16 @@ from pipeline.artifacts.sim import trace_key
 from pipeline.draw.scene import SceneSpec
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue
 from pipeline.plan.model import Panel
+
+
+def content_key(inputs: Callable[[], Any]) -> str:
+    """A run's inputs as text, for the sim stage's key: `inputs()` builds them (the workload of
+    a preset with its knobs); a run they refuse keys on its error, which the stage reports."""
+    try:
+        built = inputs()
+    except Exception as err:  # noqa: BLE001 - a bad run is reported by the stage itself
+        return json.dumps({"error": str(err)}, sort_keys=True)
+    return json.dumps(built, sort_keys=True)
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults

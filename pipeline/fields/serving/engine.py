@@ -4,10 +4,9 @@ by content, in the process and on disk (`pipeline.fields.cache`)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pipeline.fields.base import Run
+from pipeline.fields.base import Run, content_key
 from pipeline.fields.cache import CacheStats, remembered, workload_key
 from pipeline.plan.model import Panel
 
@@ -35,11 +34,7 @@ def run_workload_json(run: Run) -> dict[str, Any]:
 
 def run_content(run: Run) -> str:
     """The run's workload as text, for the sim stage's key (a bad run is reported by the stage)."""
-    try:
-        workload = run_workload_json(run)
-    except Exception as err:  # noqa: BLE001 - a bad run is reported by the stage itself
-        return json.dumps({"error": str(err)}, sort_keys=True)
-    return json.dumps(workload, sort_keys=True)
+    return content_key(lambda: run_workload_json(run))
 
 
 def run_trace(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:

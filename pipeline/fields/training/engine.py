@@ -5,10 +5,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from pipeline.fields.base import Run
+from pipeline.fields.base import Run, content_key
 from pipeline.fields.cache import CacheStats, remembered, workload_key
 from pipeline.plan.model import Panel
 
@@ -33,11 +32,7 @@ def run_workloads(run: Run) -> list[dict[str, Any]]:
 
 def run_content(run: Run) -> str:
     """The run's workloads as text, for the sim stage's key (a bad run is reported by the stage)."""
-    try:
-        workloads = run_workloads(run)
-    except Exception as err:  # noqa: BLE001 - a bad run is reported by the stage itself
-        return json.dumps({"error": str(err)}, sort_keys=True)
-    return json.dumps(workloads, sort_keys=True)
+    return content_key(lambda: run_workloads(run))
 
 
 def run_result(run: Run, stats: CacheStats | None = None) -> dict[str, Any]:
