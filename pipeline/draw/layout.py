@@ -170,7 +170,17 @@ class TextLayout:
         floor: float,
         role: str,
     ) -> tuple[list[str], float]:
-        """Wrap at full size, then shrink in steps down to `floor`; FitError if still too wide."""
+        """Wrap at full size, then shrink in steps down to `floor`; FitError if still too wide,
+        or if the font lacks one of its characters (the browser would draw it in a fallback
+        font, which the page check refuses: P16)."""
+        missing = fonts.metrics(family).missing(text)
+        if missing:
+            chars = " ".join(f"'{ch}' (U+{ord(ch):04X})" for ch in sorted(missing))
+            raise FitError(
+                f'{self.owner}: {role} "{text}" has {chars}, which the handwriting font '
+                f"{family} cannot draw: write it without them",
+                text,
+            )
         scale = 1.0
         while scale >= floor - 1e-9:
             lines = wrap(text, family, size * scale, max_width)

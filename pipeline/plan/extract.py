@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.artifacts.sources import Corpus
-from pipeline.errors import LLMError, LLMUsage
+from pipeline.artifacts.sources import READING_LIST_NAME, Corpus
+from pipeline.errors import LLMError, LLMUsage, SourceError
 from pipeline.plan.bounds import SpendBounds
 from pipeline.plan.catalogue import Catalogue, Catalogues
 from pipeline.plan.job import PLAN_TOOL, ExtractPath, PlanJob, PlanRules
 from pipeline.plan.llm import LLMClient
-from pipeline.plan.model import Meta, Panel, Plan
+from pipeline.plan.model import MIN_ROUTE, Meta, Panel, Plan
 from pipeline.plan.notes import NOTES_TOOL, notes_corpus
 from pipeline.plan.pricing import estimate_cost, tokens_and_cost, usage_dict
 from pipeline.plan.prompting import corpus_hash, plan_tool_schema, render_prompt
@@ -91,6 +91,21 @@ def extract_plan(
     )
 
 
+def require_route_links(corpus: Corpus) -> None:
+    """Before any paid call: the learning route needs MIN_ROUTE distinct links the plan may use
+    (the reading list's complete addresses, the articles' own URLs). With fewer, no answer could
+    meet the route rule, and the run would end in exit 4 after paying for it."""
+    urls = sorted(corpus.urls())
+    if len(urls) >= MIN_ROUTE:
+        return
+    found = f"only {len(urls)} ({', '.join(urls)})" if urls else "none"
+    raise SourceError(
+        f"{READING_LIST_NAME}: the learning route needs {MIN_ROUTE} links, the folder gives "
+        f"{found}: add links to {READING_LIST_NAME} (one per line, with https://), then run "
+        "again; no model call was made"
+    )
+
+
 def _client_options(bounds: SpendBounds | None) -> dict[str, float]:
     return {} if bounds is None else {"call_deadline_s": bounds.call_deadline_s}
 
@@ -114,6 +129,7 @@ def run_extraction(
     notify: Notify | None = None,
 ) -> ExtractResult:
     """`extract_plan` with an explicit client (tests pass one with short timeouts)."""
+    require_route_links(corpus)
     session = Session(client, out_dir / CACHE_DIR_NAME, refresh, bounds, notify)
     if scenarios is None:
         scenarios = (

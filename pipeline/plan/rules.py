@@ -285,6 +285,14 @@ def _ruler_rules(plan: Plan, catalogues: Catalogues) -> list[Violation]:
             continue
         others = [f for f, cat in catalogues.by_field.items() if c.technique in
                   cat.technique_ids()]
+        if not known and not others:
+            # A field without a sweep (general): its ruler rows are the cards' cited effects.
+            out.append(Violation(
+                f"concepts[{i}].technique",
+                f"the {c.field or DEFAULT_FIELD} field measures no techniques: leave `technique` "
+                "empty; the card's ruler row comes from its `effects`",
+            ))
+            continue
         why = (f"technique '{c.technique}' is the {others[0]} field's sweep's, and this is a "
                f"{c.field or DEFAULT_FIELD} concept" if others
                else f"unknown technique '{c.technique}'")
@@ -307,14 +315,12 @@ def _ruler_rules(plan: Plan, catalogues: Catalogues) -> list[Violation]:
     page = Catalogues({f: c for f, c in catalogues.by_field.items() if f in used})
     need = page.ruler_minimum() or MIN_CITED_ROWS
     if rows < need:
-        offered = ", ".join(page.technique_ids()) or "or give `effects` with their citations"
-        out.append(
-            Violation(
-                "ruler",
-                f"{rows} technique row(s), at least {need} needed: set `technique` on {need} "
-                f"concepts that stand for a sweep technique ({offered})",
-            )
-        )
+        offered = ", ".join(page.technique_ids())
+        how = (f"set `technique` on {need} concepts that stand for a sweep technique ({offered})"
+               if offered else
+               f"give `effects` (each with its citation) on {need} cards that stand for a "
+               "technique, their `technique` left empty")
+        out.append(Violation("ruler", f"{rows} technique row(s), at least {need} needed: {how}"))
     return out
 
 

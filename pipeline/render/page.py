@@ -23,6 +23,7 @@ from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
 from pipeline.config import PageConfig
+from pipeline.draw.layout import CJK
 from pipeline.fields import CompareRow
 from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.paths import templates_dir
@@ -209,13 +210,23 @@ def _route(plan: Plan, corpus: Corpus, links: LinkReport | None, notes: Annotato
     route_why = [notes.prose(stop.why) for stop in route]
     return {
         "route": list(zip(route, route_why, strict=True)),
-        # Said once above the stops, not repeated on each: why some lengths are not known yet.
-        "route_pending": any(s.minutes is None and s.verdict != "verified" for s in route),
+        "route_unchecked": _unchecked_sentence(route, plan.lang),
         "ticks": {stop.number: page_draw.tick_svg(seed_id=f"tick-{stop.number}") for stop in route},
         "route_rule": ui(plan.lang)["route_rule"].format(
             zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
         ),
     }
+
+
+def _unchecked_sentence(route: list[RouteView], lang: str) -> str:
+    """Links the check could not reach, said once and plainly above the stops (PAGE.md P24: no
+    badge on each stop); empty when every link was checked."""
+    unchecked = sum(stop.verdict == "unverified" for stop in route)
+    if not unchecked:
+        return ""
+    if unchecked == len(route):
+        return ui(lang)["route_unchecked_all"]
+    return ui(lang)["route_unchecked_some"].format(n=unchecked)
 
 
 def _footer(
@@ -238,7 +249,16 @@ def _environment(lang: str) -> Environment:
         env.filters["hand"] = lambda v: hand_runs(escape(v), HAND_ZH, HAND_EN)
     else:
         env.filters["hand"] = lambda v: Markup(f'<span data-font="{HAND_EN}">{escape(v)}</span>')
+    env.filters["cell"] = _cell
     return env
+
+
+def _cell(value: str) -> Markup:
+    """A table cell's value in the English hand, or, when a field writes it in words of another
+    script ("装得下"), as runs each in the hand that has its glyphs."""
+    if CJK.search(value):
+        return hand_runs(escape(value), HAND_ZH, HAND_EN)
+    return Markup(f'<span data-font="{HAND_EN}">{escape(value)}</span>')
 
 
 def _assemble(env: Environment, context: Mapping[str, Any]) -> str:

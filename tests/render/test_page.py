@@ -214,24 +214,24 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     assert "约 10 分钟" in stops[0].get_text()
     assert stops[0]["data-verdict"] == "verified" and "2025-03-01" in stops[0].get_text()
     assert stops[0].select_one(".tick svg") is not None
-    # Offline check: unverified, and the reading list gives no length.
-    assert stops[1]["data-verdict"] == "unverified" and "未核实" in stops[1].get_text()
-    # Unknown until the link is verified: said honestly, with how it will be measured.
-    assert "时长待核实" in stops[1].get_text()
+    # Offline check: no badge on the stop (PAGE.md P24), said once above the stops instead, and
+    # no "length pending" note where the reading list gives no length.
+    assert stops[1]["data-verdict"] == "unverified" and stops[1].select_one(".stop-meta") is None
+    assert stops[2]["data-verdict"] == "unverified" and stops[2].select_one(".stop-meta") is None
     rule = soup.select_one(".route-rule").get_text()
-    assert "核实后按原文字数估算" in rule
-    assert "分钟" not in stops[1].select_one(".minutes").get_text()
-    # Not in the link report; the ingested Markdown note about that page does not measure it.
-    assert "未核实" in stops[2].get_text() and "分钟" not in stops[2].select_one(".minutes").get_text()
+    assert "其中 2 个链接生成本页时没能联网核实。" in rule
+    assert "未核实" not in soup.select_one("ol.route").get_text()
     assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
 
 
 def test_footer_has_licences_illustrative_note_and_build_info(soup: BeautifulSoup) -> None:
     footer = soup.select_one("section[data-section=footer]")
     assert footer is not None
-    assert "Open Font License" in footer.select_one("details.licences").get_text()
+    about = footer.select_one("details.about")  # folded, the last thing on the page (P24)
+    assert about is not None and about.find_next_sibling() is None
+    assert "Open Font License" in about.select_one(".licences").get_text()
+    assert "abc123" in about.select_one("dl.build").get_text()
     assert "示意值" in footer.get_text()
-    assert "abc123" in footer.select_one("dl.build").get_text()
 
 
 def test_render_is_deterministic(small_plan: Plan, small_config: PageConfig, html: str) -> None:
@@ -281,7 +281,7 @@ def test_english_page_uses_english_labels() -> None:
     assert lines[0].get_text().startswith("Solves: ") and lines[1].get_text().startswith("Costs: ")
     assert [f.get_text() for f in card.select(".panel-label")] == ["trouble", "fix"]
     assert soup.select_one("button.stamp")["aria-label"].startswith("Progress:")
-    assert "unverified" in soup.select_one("ol.route").get_text()
+    assert "could not be checked online" in soup.select_one(".route-rule").get_text()
     assert soup.select_one("h1 > span")["data-font"] == "Patrick Hand"
     assert not re.search(r"[\u4e00-\u9fff]", soup.select_one("section[data-section=walkthrough]")
                          .get_text())

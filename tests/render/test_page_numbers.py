@@ -72,7 +72,7 @@ def _reader_text(html: str) -> list[str]:
     (the panels' captions are kept: they carry bound numbers)."""
     soup = BeautifulSoup(html, "html.parser")
     # the fonts' licence texts are quoted as they are (their years and versions)
-    for hidden in soup.select("script, style, title, svg defs, details.licences"):
+    for hidden in soup.select("script, style, title, svg defs, details.about"):
         hidden.decompose()
     texts = [t.get_text(" ") for t in soup.select("[data-role=caption]")]
     for svg in soup.select("svg"):

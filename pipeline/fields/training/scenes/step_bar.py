@@ -36,7 +36,7 @@ ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
 TEXT = {
-    "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个令牌 · MFU {mfu}%",
+    "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个令牌，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
            "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
