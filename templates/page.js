@@ -6,7 +6,7 @@
   var root = document.documentElement;
   var THEME_KEY = "tujie-theme";
   var STAMP_KEY = "tujie-progress:" + (root.getAttribute("data-page") || "page") + ":";
-  var STATES = ["learned", "review", "next"];
+  var STATES = ["unmarked", "learned", "review", "next"];
   var media = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
 
   function recall(key) {

@@ -18,7 +18,7 @@ from pipeline.render import diagrams as page_draw
 from pipeline.render.glossary import Annotator, Note, Prose
 from pipeline.render.strings import PROGRESS_STATES, ui
 
-DEFAULT_PROGRESS = "next"
+DEFAULT_PROGRESS = "unmarked"  # the config marks nothing: the page claims nothing
 
 
 @dataclass

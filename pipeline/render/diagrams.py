@@ -15,7 +15,8 @@ from markupsafe import Markup, escape
 from pipeline import fields
 from pipeline.artifacts.sim import SimResults, SweepView
 from pipeline.draw import draw_main_thread, draw_ruler, draw_stamp, draw_symbol_defs, draw_tick
-from pipeline.plan.model import Concept, Panel, Plan, Progress
+from pipeline.draw.stamp import Stamp
+from pipeline.plan.model import Concept, Panel, Plan
 
 Side = Literal["trouble", "fix"]
 
@@ -85,7 +86,7 @@ def symbol_defs(plan: Plan, *, lang: str) -> Markup:
 
 
 def stamp_svg(state: str, *, lang: str, seed_id: str) -> Markup:
-    return Markup(draw_stamp(cast(Progress, state), lang=lang, seed_id=seed_id))
+    return Markup(draw_stamp(cast(Stamp, state), lang=lang, seed_id=seed_id))
 
 
 def tick_svg(*, seed_id: str) -> Markup:

@@ -52,6 +52,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "prev_problem_n": "← 第 {n} 张留下的麻烦：",
         "first_card": "从这里开始",
         "new_terms": "新词",
+        "stamp_unmarked": "未标记",
         "stamp_learned": "已学",
         "stamp_review": "补一下",
         "stamp_next": "下一站",
@@ -114,6 +115,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "prev_problem_n": "← left over from card {n}: ",
         "first_card": "start here",
         "new_terms": "New words",
+        "stamp_unmarked": "not marked",
         "stamp_learned": "learned",
         "stamp_review": "review",
         "stamp_next": "next",
@@ -127,7 +129,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
     },
 }
 
-PROGRESS_STATES = ("learned", "review", "next")
+# The order a click cycles them; a card the config marks nothing for starts unmarked.
+PROGRESS_STATES = ("unmarked", "learned", "review", "next")
 
 
 def ui(lang: str) -> Mapping[str, str]:

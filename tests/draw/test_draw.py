@@ -107,7 +107,7 @@ def _all_svgs() -> list[str]:
             draw_ruler(ruled, SWEEP, lang="zh", narrow=True),
             draw_step_strip(_trace("chunked_prefill/with"), 2, lang="zh", focus=["D"]),
             draw_tick(seed_id="x")]
-    out += [draw_stamp(s, lang=lang, seed_id="kv_cache") for s in ("learned", "review", "next")  # type: ignore[arg-type]
+    out += [draw_stamp(s, lang=lang, seed_id="kv_cache") for s in ("unmarked", "learned", "review", "next")  # type: ignore[arg-type]
             for lang in ("zh", "en")]
     g = generic_concept("en")
     out.append(draw_panel(g, "fix", g.fix, None, {}, lang="en"))

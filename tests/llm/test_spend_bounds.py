@@ -33,6 +33,10 @@ def _notes_folder(root: Path, count: int) -> Corpus:
     root.mkdir(parents=True)
     for i in range(count):
         (root / f"note-{i:04d}.md").write_text(f"# 笔记 {i}\n\n第 {i} 条短笔记。\n", "utf-8")
+    # the route's links: a folder without three is refused before any call (route preflight)
+    (root / "reading-list.md").write_text(
+        "".join(f"- [笔记 {c}](https://example.org/{c})\n" for c in "abc"), "utf-8"
+    )
     return ingest_folder(root)
 
 

@@ -70,7 +70,8 @@ def test_card_markup_contract(soup: BeautifulSoup, small_plan: Plan) -> None:
 
 
 def test_one_stamp_per_card_with_initial_state_from_config(soup: BeautifulSoup) -> None:
-    expected = {"queue": "review", "batch": "next", "kv": "learned"}
+    # batch is marked neither in the config nor in the plan: its stamp claims nothing (unmarked)
+    expected = {"queue": "review", "batch": "unmarked", "kv": "learned"}
     for card in soup.select("article.card"):
         stamps = card.select("button.stamp")
         assert len(stamps) == 1
@@ -85,7 +86,8 @@ def test_one_stamp_per_card_with_initial_state_from_config(soup: BeautifulSoup) 
         # axe label-content-name-mismatch: the accessible name contains the visible word.
         symbol = soup.select_one(f"symbol#stamp-sym-{stamp['data-state']}")
         assert symbol["data-word"] in stamp["aria-label"]
-        assert symbol["data-word"] in symbol.get_text()
+        if stamp["data-state"] != "unmarked":  # the unmarked ring shows no word at all
+            assert symbol["data-word"] in symbol.get_text()
         assert "{state}" in soup.html["data-stamp-label"]
         use = stamp.select_one("svg use")
         assert use is not None and use["href"] == f"#stamp-sym-{stamp['data-state']}"
@@ -222,6 +224,17 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     assert "其中 2 个链接生成本页时没能联网核实。" in rule
     assert "未核实" not in soup.select_one("ol.route").get_text()
     assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
+
+
+def test_an_unmarked_stamp_is_an_empty_ring_named_for_assistive_tech(soup: BeautifulSoup) -> None:
+    symbol = soup.select_one("symbol#stamp-sym-unmarked")
+    assert symbol is not None and symbol.find("text") is None  # no word drawn
+    assert symbol["data-word"] == "未标记"
+    stamp = soup.select_one('button.stamp[data-card="batch"]')
+    assert stamp["aria-label"] == "学习进度：未标记（点一下切换）"
+    # every state a click can reach is drawn once for the page
+    assert [s["id"] for s in soup.select("svg.sprites symbol")] == [
+        "stamp-sym-unmarked", "stamp-sym-learned", "stamp-sym-review", "stamp-sym-next"]
 
 
 def test_footer_has_licences_illustrative_note_and_build_info(soup: BeautifulSoup) -> None:
