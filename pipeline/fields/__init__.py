@@ -36,7 +36,7 @@ FIELDS: dict[str, Field] = {
 
 __all__ = [
     "FIELDS", "GENERIC", "GENERIC_SCENE", "CompareRow", "Field", "Run", "WalkStep", "catalogues",
-    "concept_field", "fallback_catalogue", "page_fields", "page_words",
+    "colours_cast", "concept_field", "fallback_catalogue", "page_fields", "page_words",
     "draw_panel_of", "field", "panel_run", "run_result", "scene_spec", "symbols", "walkthrough",
 ]  # fmt: skip
 
@@ -187,6 +187,11 @@ def page_fields(plan: Plan) -> list[str]:
     """The fields a plan draws with, in registry order (serving when a concept names none)."""
     used = {concept_field(c) for c in plan.concepts}
     return [fid for fid in FIELDS if fid in used]
+
+
+def colours_cast(plan: Plan) -> bool:
+    """Whether any field the plan draws with colours its cast by state (`Field.cast_colours`)."""
+    return any(FIELDS[fid].cast_colours for fid in page_fields(plan))
 
 
 def page_words(plan: Plan, lang: str) -> Mapping[str, str]:

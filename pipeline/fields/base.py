@@ -92,6 +92,9 @@ class Field(ABC):
     # The page's own sentences (keys of `pipeline.render.strings`) this field says otherwise, by
     # language: where its numbers come from, so a page without a simulator never claims one.
     page_words: Mapping[str, Mapping[str, str]] = {}
+    # Whether its scenes colour the cast by state (green running, orange new, blue stored, red
+    # dashed freed, grey idle): only then does the page's colour key under the cast mean anything.
+    cast_colours: bool = False
 
     # -- what the prompt, the validator and the renderer read ---------------------------------
     @abstractmethod

@@ -64,11 +64,14 @@ class CastItem:
 def cast_legend(plan: Plan, *, lang: str) -> tuple[list[CastItem], list[CastItem]]:
     """The cast legend (P5) as HTML items, the same at every width (a wrapping grid): each
     character is a `<use>` of the page's shared bean, so the legend costs a few bytes per item.
-    Returns (the cast members, the colour key)."""
+    Returns (the cast members, the colour key); the key is empty on a page whose fields do not
+    colour the cast by state (a training or general page keys its colours in its panels)."""
     from pipeline.draw.cast import symbol_id
     from pipeline.draw.legend import STATE_WORDS, STATES
 
     members = [CastItem(symbol_id(f"bean-{m.state}"), m.id, m.role) for m in plan.cast]
+    if not fields.colours_cast(plan):
+        return members, []
     key = [CastItem(symbol_id(f"bean-{s}"), "", STATE_WORDS[lang][s]) for s in STATES]
     return members, key
 

@@ -116,6 +116,7 @@ SERVING_TERMS: dict[str, float] = {
 
 class ServingField(Field):
     id = "serving"
+    cast_colours = True
     title = "LLM inference serving"
     terms = SERVING_TERMS
 
