@@ -5,6 +5,7 @@ user's API settings."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,7 +39,9 @@ def start_tujie(
     *args: str, cwd: Path = REPO, env: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
     """`tujie` started in a session of its own (so a test can signal its whole group, as a
-    terminal's Ctrl-C does), its stdout and stderr piped."""
+    terminal's Ctrl-C does), its stdout and stderr piped. It gets SIGINT as a foreground
+    command does: a suite run in the background by a shell without job control (`.ci/run &`)
+    inherits SIGINT ignored, and a Python started so never turns Ctrl-C into KeyboardInterrupt."""
     return subprocess.Popen(
         [*COMMAND, *args],
         cwd=cwd,
@@ -47,7 +50,13 @@ def start_tujie(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_foreground_signals,
     )
+
+
+def _foreground_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 def one_error_line(stderr: str) -> str:
