@@ -85,7 +85,9 @@ class TechniqueView:
     @classmethod
     def from_json(cls, t: Json) -> TechniqueView:
         workload = t.get("workload")
-        workload = workload if isinstance(workload, Mapping) else {}
+        # a sweep that writes the row's workload as a line of its own (training) names none
+        workload = (workload if isinstance(workload, Mapping)
+                    else {"description": workload} if isinstance(workload, str) else {})
         return cls(
             str(t["id"]),
             str(t.get("label", "")),

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pipeline.artifacts.sim import trace_key
+from pipeline.artifacts.sim import TechniqueView, trace_key
 from pipeline.draw.scene import SceneSpec
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue
 from pipeline.plan.model import Panel
@@ -129,6 +129,15 @@ class Field(ABC):
     def sweep(self, stats: CacheStats | None = None) -> Json | None:
         """The ruler's measured sweep, if the field has an engine that measures techniques."""
         return None
+
+    def ruler_row_words(self, tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
+        """(baseline, workload title, workload description) of a ruler row the sweep writes
+        without a named workload of its own (None: the ruler names none for it)."""
+        return None
+
+    def ruler_machine(self, lang: str) -> str:
+        """How the sweep's numbers were computed, for the line under the ruler."""
+        return ""
 
     def view(self, result: Json) -> Any:
         """The typed view of a run's result that the field's scenes read."""

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline import fields
 from pipeline.artifacts.sim import SweepView, TechniqueView, WorkloadView
 from pipeline.draw.ruler_rows import Row, p99_word, ruler_table
 from pipeline.plan.model import Plan
@@ -50,6 +51,8 @@ WORDS = {
         "tpot": "；标 TPOT 的是平均每个输出 token 的时间（一步写出好几个 token 时，出字间隔按一次算）",
         "end": "。",
         "sep": "：",
+        "small": "卡片里的图是小算例，数字和这里的不同。",
+        "how_field": "每一行都是这一招对比它的基线，在下面列出的模拟负载上测（{machine}）",
     },
     "en": {
         "vs": "vs {baseline}, on {workload}",
@@ -62,6 +65,9 @@ WORDS = {
                 "counts as one inter-token gap)",
         "end": ".",
         "sep": ": ",
+        "small": " The cards draw small examples, so their numbers differ from these.",
+        "how_field": "Each row is the technique against its baseline, on the simulated workload "
+                     "listed below ({machine})",
     },
 }
 
@@ -151,13 +157,16 @@ def _row_line(row: Row, sweep: SweepView, words: Mapping[str, str], lang: str) -
                                                       workload=title))
 
 
-def _how(rows: list[Row], used: list[WorkloadView], plan: Plan, words: Mapping[str, str]) -> str:
+def _machine(used: list[WorkloadView], words: Mapping[str, str]) -> str:
     machines = {(w.facts.get("model"), w.facts.get("gpu")) for w in used}
-    machine = ""
     if len(machines) == 1:
         model, gpu = next(iter(machines))
         if model and gpu:
-            machine = words["machine"].format(model=model, gpu=gpu)
+            return words["machine"].format(model=model, gpu=gpu)
+    return ""
+
+
+def _how(rows: list[Row], machine: str, plan: Plan, words: Mapping[str, str]) -> str:
     how = words["how"].format(machine=machine).replace("（）", "").replace(" ()", "")
     notes = [c.note for r in rows for c in r.cells if c.note]
     p99 = p99_word(plan)
@@ -175,12 +184,41 @@ def ruler_runs(plan: Plan, sweep: SweepView) -> RulerRuns | None:
     words = WORDS["zh" if lang == "zh" else "en"]
     rows = ruler_table(plan, sweep)
     measured = [r.technique for r in rows if r.technique is not None]
-    if not measured or not all(t.workload in sweep.workloads for t in measured):
+    if not measured:
         return None
+    if not all(t.workload in sweep.workloads for t in measured):
+        return _field_runs(rows, plan, words)
     used = [sweep.workloads[wid] for wid in dict.fromkeys(t.workload for t in measured)]
     return RulerRuns(
-        how=_how(rows, used, plan, words),
+        how=_how(rows, _machine(used, words), plan, words),
         rows=tuple(_row_line(r, sweep, words, lang) for r in rows),
         workloads=tuple(WorkloadLine(workload_title(w, lang), workload_words(w, lang))
                         for w in used),
     )
+
+
+def _field_runs(rows: list[Row], plan: Plan, words: Mapping[str, str]) -> RulerRuns | None:
+    """The same list for a sweep that writes each row's workload as a line of its own (the
+    training sweep): the row's field gives its baseline and workload words in the page's
+    language; None when it gives none for some row."""
+    lang = plan.lang
+    lines: list[RunLine] = []
+    workloads: dict[str, WorkloadLine] = {}
+    machines: set[str] = set()
+    for row in rows:
+        if row.technique is None:
+            lines.append(RunLine(row.name(lang), words["cited"]))
+            continue
+        owner = fields.field(fields.concept_field(row.concept))
+        said = owner.ruler_row_words(row.technique, lang)
+        if said is None:
+            return None
+        baseline, title, description = said
+        lines.append(RunLine(row.name(lang), words["vs"].format(baseline=baseline,
+                                                                workload=title)))
+        workloads.setdefault(title, WorkloadLine(title, description))
+        machines.add(owner.ruler_machine(lang))
+    machine = next(iter(machines)) if len(machines) == 1 else ""
+    how = words["how_field"].format(machine=machine).replace("（）", "").replace(" ()", "")
+    return RulerRuns(how=how + words["end"] + words["small"], rows=tuple(lines),
+                     workloads=tuple(workloads.values()))

@@ -143,3 +143,44 @@ def test_validate_refuses_a_cited_effect_the_sweep_contradicts() -> None:
     assert "itl p99" in refused[0].problem and "chunked_prefill" in refused[0].problem
     agreeing, _ = page_violations(with_effect("down"), corpus, sim=sim)
     assert path not in {v.path for v in agreeing}
+
+
+# --- the training ruler names its baselines and workloads too (P22) ---------------------------
+
+def _numbers(text: str) -> set[str]:
+    import re
+
+    return {n.replace(",", "") for n in re.findall(r"\d[\d,]*", text)}
+
+
+def test_every_training_technique_has_its_baseline_and_workload_in_both_languages() -> None:
+    """A beginner reading a training page built from a model's answer found the ruler's numbers
+    unlike the cards' and no workload named. Every row of the training sweep now says what it is
+    compared with and on which workload, and the Chinese line carries the sweep's own numbers."""
+    from pipeline.artifacts.sim import TechniqueView
+    from pipeline.fields.training.ruler_words import row_words
+    from sim.presets.training_sweep import training_sweep
+
+    for row in training_sweep()["techniques"]:
+        tech = TechniqueView.from_json(row)
+        en, zh = row_words(tech, "en"), row_words(tech, "zh")
+        assert en is not None and zh is not None, tech.id
+        assert en[2] == row["workload"] and all(en) and all(zh)
+        assert _numbers(zh[2]) == _numbers(en[2]), (tech.id, zh[2], en[2])
+
+
+def test_the_training_example_lists_its_rows_baselines_and_workloads() -> None:
+    plan = load_plan(EXAMPLES / "training-at-scale" / "plan.json")
+    from pipeline.simulate.results import run_sim
+
+    sweep = run_sim(plan).sweep
+    assert sweep is not None
+    runs = ruler_runs(plan, sweep)
+    assert runs is not None
+    rows = ruler_table(plan, sweep)
+    assert [line.name for line in runs.rows] == [r.name("en") for r in rows]
+    assert all(line.text.startswith("vs ") and ", on " in line.text for line in runs.rows)
+    assert runs.workloads and all("H100" in w.description for w in runs.workloads)
+    named = {w.title for w in runs.workloads}
+    assert all(any(line.text.endswith(t) for t in named) for line in runs.rows)
+    assert "small examples" in runs.how

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from pipeline.artifacts.sim import TechniqueView
 from pipeline.draw.scene import SceneSpec
 from pipeline.fields.base import CompareRow, Field, Json, Run, WalkStep
 from pipeline.fields.training import engine
@@ -69,6 +70,16 @@ class TrainingField(Field):
 
     def catalogue(self) -> Catalogue:
         return build_catalogue()
+
+    def ruler_row_words(self, tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
+        from pipeline.fields.training.ruler_words import row_words
+
+        return row_words(tech, lang)
+
+    def ruler_machine(self, lang: str) -> str:
+        from pipeline.fields.training.ruler_words import MACHINE
+
+        return MACHINE["zh" if lang == "zh" else "en"]
 
     def prompt_section(self, lang: str, catalogue: Catalogue) -> str:
         from pipeline.fields.training.catalogue import grouped_placeholders

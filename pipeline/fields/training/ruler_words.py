@@ -1,0 +1,67 @@
+"""What each row of the training ruler is compared with, and on which workload, in the page's
+language (P22: a ruler names its baselines and workloads). The sweep
+(`sim.presets.training_sweep`) writes its rows in English (`label` "X vs Y", `workload` the
+whole workload line); the Chinese words are written here from the same presets, with the same
+numbers, and `tests/render/test_ruler_tradeoff.py` holds them to the sweep's."""
+
+from __future__ import annotations
+
+from pipeline.artifacts.sim import TechniqueView
+
+# workload key -> (zh title, zh description, en title); the en description is the sweep's own
+WORKLOADS = {
+    "dp8": ("单机 8 卡数据并行",
+            "Llama-3-8B，8 张 H100（一台机器），数据并行，每张卡每步 4 条 2,048 token 的序列",
+            "8 GPUs, data parallel"),
+    "dp8_recompute": ("单机 8 卡，大微批",
+                      "Llama-3-8B，8 张 H100，ZeRO-1，每个微批 2 条 2,048 token 的序列",
+                      "8 GPUs, larger micro-batches"),
+    "70b": ("70B 大模型三维并行",
+            "Llama-3-70B，64 张 H100：机内张量并行 8、流水线 4 段、数据并行 2，ZeRO-1，"
+            "每步 64 条 8,192 token 的序列（32 个微批）",
+            "a 70B model on 64 GPUs"),
+    "70b_pp4": ("70B 大模型，流水线 4 段",
+                "Llama-3-70B，64 张 H100，流水线 4 段，ZeRO-1，每步 64 条 8,192 token 的序列",
+                "a 70B model, pipeline of 4"),
+    "dp16": ("两台机器 16 卡数据并行",
+             "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token",
+             "16 GPUs in 2 nodes"),
+    "dp16_mb4": ("两台机器 16 卡，每步 4 个微批",
+                 "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token，"
+                 "每张卡每步 4 个微批",
+                 "16 GPUs in 2 nodes, 4 micro-batches"),
+}
+# technique id -> (zh baseline, en baseline, workload key)
+PLAIN_DP = ("普通数据并行（每张卡存全套模型状态）", "plain data parallelism (every GPU holds all model states)")
+ROWS = {
+    "zero_1": (*PLAIN_DP, "dp8"),
+    "zero_2": (*PLAIN_DP, "dp8"),
+    "zero_3": (*PLAIN_DP, "dp8"),
+    "full_recompute": ("不重算（激活全部存着）", "no recomputation (every activation kept)",
+                       "dp8_recompute"),
+    "one_f_one_b": ("GPipe 排法（先做完所有前向再做反向）",
+                    "the GPipe schedule (all forwards, then all backwards)", "70b"),
+    "interleaving": ("普通 1F1B（每张卡一段）", "plain 1F1B (one stage per GPU)", "70b"),
+    "more_tp": ("张量并行 4 张卡、数据并行 4 份", "tensor parallel over 4 GPUs, data parallel 4",
+                "70b_pp4"),
+    "grad_accumulation": ("每步只算 1 个微批", "one micro-batch per step", "dp16"),
+    "comm_overlap": ("反向全部算完再做梯度同步", "the all-reduce after the whole backward",
+                     "dp16_mb4"),
+}
+MACHINE = {
+    "zh": "计算按 H100 bf16 稠密峰值的一半估算，通信按环形集合通信估算",
+    "en": "compute at half the H100's dense bf16 peak, collectives as rings",
+}
+
+
+def row_words(tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
+    """(baseline, workload title, workload description) of one ruler row, or None for a
+    technique this table does not know (the ruler then names no workloads)."""
+    row = ROWS.get(tech.id)
+    if row is None:
+        return None
+    baseline_zh, baseline_en, key = row
+    title_zh, description_zh, title_en = WORKLOADS[key]
+    if lang == "zh":
+        return baseline_zh, title_zh, description_zh
+    return baseline_en, title_en, tech.workload_description
