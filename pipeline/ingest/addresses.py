@@ -6,8 +6,9 @@ One scanner finds, left to right, Markdown links (`[Title](https://…)`, refere
 social sites show them. An address followed by an ellipsis (`anyscale.com/blog/continuous…`,
 `...`) is cut short: it is kept as written and never becomes a URL here.
 
-A bare domain needs a path (`docs.vllm.ai` alone is too often a product's name) and a top-level
-label that is not a file extension (`Node.js/express`, `config.yaml/x`).
+A bare domain needs a path (`docs.vllm.ai` alone is too often a product's name), unless it stands
+where a list puts an address, last on its line after a colon (`live view: mempool.space`); and a
+top-level label that is not a file extension (`Node.js/express`, `config.yaml/x`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ NOT_TLDS = frozenset(
     "js ts jsx tsx mjs json html htm txt yaml yml toml pdf png jpg jpeg gif svg webp css cpp hpp "
     "java ipynb csv lock cfg ini conf log tar gz zip".split()
 )
+# More file suffixes that are also country domains: a domain alone (no path) ending so is taken
+# for a file name ("config: setup.py").
+SCRIPT_SUFFIXES = frozenset("py md rs sh rb pl sql xml exe dll so bin sys".split())
 # Every repetition is bounded, so that no line (a reading list is the user's file, of any size)
 # makes the scanner backtrack for long: a host has at most 8 labels, a link's text 500
 # characters, an address 2048.
@@ -41,7 +45,10 @@ SCANNER = re.compile(
     r"(?P<atext>[^\n]{0,500}?)</a\s*>)"
     r"|(?P<auto><(?P<autotarget>[a-z][a-z0-9+.-]{1,31}:[^\s<>]{0,2048})>)"
     rf"|(?P<url>https?://[^{_STOP}]{{1,2048}})"
-    rf"|(?<![A-Za-z0-9_@./-])(?P<bare>{_HOST}/[^{_STOP}]{{0,2048}})",
+    rf"|(?<![A-Za-z0-9_@./-])(?P<bare>{_HOST}/[^{_STOP}]{{0,2048}})"
+    # a bare domain alone, where a list puts an address: last on its line, after a colon
+    # ("live view of the fee market: mempool.space")
+    rf"|(?:(?<=: )|(?<=:)|(?<=：))(?P<host>{_HOST})(?=[ \t]*(?:\n|$))",
     re.IGNORECASE,
 )
 # Where an address ends and sentence punctuation begins: "…/vllm." "…/x)," "…/y:".
@@ -80,6 +87,10 @@ def find_addresses(text: str) -> list[Found]:
             found.append(Found(m.start(), m.end(), "link", m.group("href"), text_of))
         elif m.group("auto"):
             found.append(Found(m.start(), m.end(), "auto", m.group("autotarget")))
+        elif m.group("host"):
+            if _plausible_domain(m.group("host")) and m.group("host").rsplit(".", 1)[-1].lower() \
+                    not in SCRIPT_SUFFIXES:
+                found.append(Found(m.start(), m.end(), "bare", m.group("host") + "/"))
         else:
             kind = "url" if m.group("url") else "bare"
             written = _trim(m.group(kind))

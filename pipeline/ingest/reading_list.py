@@ -55,7 +55,9 @@ SENTENCE_END = re.compile(r"[。！？!?]|\.(?=\s)")
 CLAUSE = re.compile(r"[，、；;]")
 # Stripped from both ends of a title or note.
 SEPARATORS = " \t—–-:：|｜,，、;；。.!！?？"
-TITLE_QUOTES = "\"'“”‘’《》「」『』*_"
+QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’", "《": "》", "「": "」", "『": "』"}
+CLOSERS = {close: open_ for open_, close in QUOTE_PAIRS.items()}
+MARKUP_ENDS = "*_"
 BYLINE = re.compile(r"[，,]\s*(?:作者|译者|by)\s*[:：]?\s*[^，,。]{1,40}$", re.I)
 VENUE = re.compile(r"[，,]\s*(?:[A-Za-z][\w&-]*\s+){0,2}'?\d{2,4}$")
 # A title a line gives whole; a longer one is prose, whose last clause (or the English title at
@@ -255,7 +257,7 @@ def _resolves(found: Found, definitions: dict[str, tuple[int, str, str]]) -> boo
 def _title_of(found: Found, before: str) -> tuple[str, int]:
     """A link's text is its title unless it is itself an address; else the text before it."""
     if found.kind in ("link", "ref"):
-        text = plain_text(found.text).strip(TITLE_QUOTES + " ")
+        text = _unquote(plain_text(found.text))
         if text and not _is_address(text):
             return text[:TITLE_MAX_CHARS], 0
     return _title_in(before)
@@ -264,6 +266,47 @@ def _title_of(found: Found, before: str) -> tuple[str, int]:
 def _is_address(text: str) -> bool:
     addresses = find_addresses(text)
     return len(addresses) == 1 and addresses[0].written.strip() == text.strip()
+
+
+def _unquote(text: str) -> str:
+    """The title without the quotes and emphasis around it; a quote that closes one inside the
+    title stays (`chapter 9 "Transaction Fees"`)."""
+    text = text.strip(MARKUP_ENDS + " ")
+    while len(text) >= 2 and _closes_first(text) == len(text) - 1:
+        text = text[1:-1].strip(MARKUP_ENDS + " ")
+    if text and text[-1] in CLOSERS and not _balanced(text):
+        text = text[:-1]  # a closing quote with nothing it closes
+    if text and text[0] in QUOTE_PAIRS and not _balanced(text):
+        text = text[1:]  # an opening quote with nothing that closes it
+    return text.strip(MARKUP_ENDS + " ")
+
+
+def _closes_first(text: str) -> int:
+    """Where the quote that opens `text` is closed (-1: it does not open with a quote)."""
+    close = QUOTE_PAIRS.get(text[0])
+    if close is None:
+        return -1
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == close and (i > 0 or close != text[0]):
+            depth -= 1
+            if depth == 0:
+                return i
+        elif ch == text[0]:
+            depth += 1
+    return -1
+
+
+def _balanced(text: str) -> bool:
+    """Every quote in `text` has its partner (an apostrophe inside a word is no quote)."""
+    text = re.sub(r"(?<=\w)'(?=\w)", "", text)
+    for open_, close in QUOTE_PAIRS.items():
+        if open_ == close:
+            if text.count(open_) % 2:
+                return False
+        elif text.count(open_) != text.count(close):
+            return False
+    return True
 
 
 def _title_in(before: str) -> tuple[str, int]:
@@ -281,7 +324,7 @@ def _title_in(before: str) -> tuple[str, int]:
         if run and len(re.findall(r"[A-Za-z]{2,}", run.group(1))) >= 2:
             cut += run.start(1)
         start, text = start + cut, text[cut:].strip(SEPARATORS)
-    text = plain_text(text).strip(TITLE_QUOTES + " ")
+    text = _unquote(plain_text(text))
     if len(re.findall(r"\w", text)) < 2 or len(text) > TITLE_MAX_CHARS:
         return "", len(before)  # "见https://…": one word of prose, no title
     return text, start

@@ -353,3 +353,40 @@ def test_the_invariant_holds_through_ingest(tmp_path: Path) -> None:
         _assert_whole(entry)
     reloaded = Corpus.model_validate_json(corpus.model_dump_json())
     assert reloaded == corpus
+
+
+def test_a_domain_alone_after_a_colon_and_a_title_ending_in_its_own_quotes() -> None:
+    """Played as a user saving a book chapter (Bitcoin fees): the third line's only address was
+    a bare domain, so it was read as the note of the line above (nothing said so), and the
+    first title lost its closing quote."""
+    text = (
+        "Reading list — Bitcoin fees\n\n"
+        'Mastering Bitcoin, chapter 9 "Transaction Fees" https://example.org/ch09\n'
+        "BIP 125, opt-in full replace-by-fee <https://example.org/bip-0125>\n"
+        "mempool.space — live view of the fee market: mempool.space\n"
+    )
+    got = [(e.title, e.url) for e in parse_reading_list(text)]
+    assert got == [
+        ('Mastering Bitcoin, chapter 9 "Transaction Fees"', "https://example.org/ch09"),
+        ("BIP 125, opt-in full replace-by-fee", "https://example.org/bip-0125"),
+        ("mempool.space — live view of the fee market", "https://mempool.space/"),
+    ]
+
+
+@pytest.mark.parametrize("line", [
+    "we serve it with docs.vllm.ai and friends",  # a product's name inside a sentence
+    "the config: setup.py",  # a file name
+    "Notes: vllm.ai is fast",  # not last on its line
+])
+def test_a_domain_alone_elsewhere_is_no_address(line: str) -> None:
+    assert [e.url for e in parse_reading_list(f"- [Some title](https://example.org/x)\n{line}\n")
+            if e.url != "https://example.org/x"] == []
+
+
+@pytest.mark.parametrize(("title", "kept"), [
+    ('"Whole title"', "Whole title"), ("《书名》", "书名"), ('"A" and "B"', '"A" and "B"'),
+    ("“a “b” c”", "a “b” c"), ("Let's go", "Let's go"), ('Fees"', "Fees"),
+])
+def test_a_title_loses_only_the_quotes_around_it(title: str, kept: str) -> None:
+    [entry] = parse_reading_list(f"- [{title}](https://example.org/t)\n")
+    assert entry.title == kept
