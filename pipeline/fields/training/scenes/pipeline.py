@@ -63,7 +63,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     view: TrainingView = ctx.run
     check_pipeline(view)
     words = TEXT[ctx.lang]
-    draw_key(cv, ctx.lang, ["F", "B", "idle"])
+    draw_key(cv, ctx.lang, ["F", "B", "idle"] + (["chunk2"] if view.virtual_stages > 1 else []))
     _beans(cv, ctx, view)
     scale = (LANE_X1 - LANE_X0) / max(view.pair_span, 1e-9)
     pitch = (LANES_Y1 - LANES_Y0) / view.pp
@@ -78,7 +78,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             labels: list[tuple[str, float]] = []
             for i, a in enumerate(actions):
                 x, w = LANE_X0 + a.start * scale, (a.end - a.start) * scale
-                action_block(cv, f"act-{rank}-{i}", a.kind, x + 0.6, y, max(w - 1.2, 0.8), lane_h)
+                action_block(cv, f"act-{rank}-{i}", a.kind, x + 0.6, y, max(w - 1.2, 0.8), lane_h,
+                             later_chunk=a.stage >= view.pp)
                 label = str(a.microbatch + 1)
                 if fonts.measure(label, fonts.HAND_EN, SMALL_SIZE) <= w - 2:
                     labels.append((label, x + w / 2))
