@@ -50,7 +50,8 @@ def draw_moment_strip(view: TrainingView, moment: Moment, index: int, *, lang: s
             for i, a in enumerate(lane):
                 x, w = LANES_X0 + a.start * scale, max((a.end - a.start) * scale - 1, 0.8)
                 if a.start <= moment.time + 1e-9:
-                    action_block(cv, f"a-{rank}-{i}", a.kind, x, y, w, h)
+                    action_block(cv, f"a-{rank}-{i}", a.kind, x, y, w, h,
+                                 later_chunk=a.stage >= view.pp)
                 else:
                     cv.stroke(rough.jitter_poly(cv.rng(f"f-{rank}-{i}"),
                                                 rough.rect_poly(x, y, w, h), 0.2), FAINT,
@@ -63,7 +64,9 @@ def draw_moment_strip(view: TrainingView, moment: Moment, index: int, *, lang: s
     cx = LANES_X0 + moment.time * scale
     cv.stroke(rough.line(cv.rng("cursor"), (cx, LANES_Y0 - 4), (cx, LANES_Y1 + 2), 0.3, 1),
               width=1.6)
-    doing = [f"GPU {r} {a.kind}{a.microbatch + 1}" for r, a in enumerate(moment.doing) if a]
+    later = {"zh": "（第二段）", "en": " (2nd chunk)"}["zh" if lang == "zh" else "en"]
+    doing = [f"GPU {r} {a.kind}{a.microbatch + 1}" + (later if a.stage >= view.pp else "")
+             for r, a in enumerate(moment.doing) if a]
     idle = [f"GPU {r}" for r, a in enumerate(moment.doing) if a is None]
     if lang == "zh":
         desc = f"时刻 {t}：" + "，".join(doing + ([f"{'、'.join(idle)} 空闲"] if idle else [])) + "。"

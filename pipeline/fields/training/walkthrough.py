@@ -24,17 +24,18 @@ EPS = 1e-9
 WORDS: Mapping[str, Mapping[str, str]] = {
     "zh": {
         "at": "时刻 {t}：", "runs": "GPU {r} 做 {kind}{mb}", "idle": "GPU {who} 空着等",
-        "sep": "，", "then": "；", "end": "。", "first": "（F{mb} = 第 {mb} 个微批次的前向，B = 反向）",
+        "sep": "，", "then": "；", "end": "。", "first": "（F{mb} = 第 {mb} 个微批次的前向，B = 反向{chunks}）",
         "last": "这是最后一个动作，到 {t} 一步结束", "who_sep": "、",
         "rs": "第 {s} 步（归约散播）：每张 GPU 把一块传给下一张，下一张把它加到自己那块上",
         "ag": "第 {s} 步（全收集）：每张 GPU 把加好的一块传给下一张，下一张照抄",
         "rs_done": "；现在每张 GPU 都有一块是 {n} 张 GPU 的总和",
         "ag_done": "；现在每张 GPU 都有全部 {n} 块的总和，可以更新权重",
         "rs_first": "（{n} 张 GPU 各把 {size} 的梯度切成 {n} 块；GPU g 先传第 g+1 块）",
+        "chunk2": "（第二段）", "chunks": "；每张 GPU 存两段层，标“第二段”的是后一段，图里画虚线框",
     },
     "en": {
         "at": "At t = {t}: ", "runs": "GPU {r} runs {kind}{mb}", "idle": "GPU {who} idle",
-        "sep": ", ", "then": "; ", "end": ".", "first": " (F{mb} = micro-batch {mb}'s forward, B = backward)",
+        "sep": ", ", "then": "; ", "end": ".", "first": " (F{mb} = micro-batch {mb}'s forward, B = backward{chunks})",
         "last": "the last action, and the step ends at {t}", "who_sep": ", ",
         "rs": "Step {s} (reduce-scatter): every GPU passes one chunk to the next, which adds it "
               "to its own",
@@ -43,6 +44,8 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "ag_done": "; now every GPU holds all {n} chunks summed and can update its weights",
         "rs_first": " ({n} GPUs each cut {size} of gradients into {n} chunks; GPU g sends "
                     "chunk g+1 first)",
+        "chunk2": " (2nd chunk)", "chunks": "; each GPU holds two chunks of layers, and the 2nd "
+                                            "chunk's blocks have a dashed outline",
     },
 }
 
@@ -71,13 +74,15 @@ def _running(lane: tuple[Action, ...], t: float) -> Action | None:
 def moment_sentence(view: TrainingView, moment: Moment, lang: str, first: bool) -> str:
     words = WORDS[lang]
     busy = [words["runs"].format(r=r, kind=a.kind, mb=a.microbatch + 1)
+            + (words["chunk2"] if a.stage >= view.pp else "")
             for r, a in enumerate(moment.doing) if a is not None]
     idle = [str(r) for r, a in enumerate(moment.doing) if a is None]
     parts = busy + ([words["idle"].format(who=words["who_sep"].join(idle))] if idle else [])
     text = words["at"].format(t=clock(view, moment.time)) + words["sep"].join(parts)
     if first and busy:
         mb = next(a for a in moment.doing if a is not None).microbatch + 1
-        text += words["first"].format(mb=mb)
+        text += words["first"].format(mb=mb,
+                                      chunks=words["chunks"] if view.virtual_stages > 1 else "")
     last_start = max(a.start for lane in view.timeline for a in lane)
     if abs(moment.time - last_start) < EPS:
         text += words["then"] + words["last"].format(t=clock(view, view.span))
