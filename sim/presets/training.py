@@ -343,4 +343,5 @@ def run_scenario(
     twin = run_training(chosen.workload(other, knobs))
     out["pair_span"] = max(out["span"], twin["span"])
     out["pair_step"] = max(out["step"]["step_time"], twin["step"]["step_time"])
+    out["pair_peak"] = max(out["memory_peak"]["total"], twin["memory_peak"]["total"])
     return out

@@ -94,8 +94,9 @@ RANK_MEANINGS: dict[str, tuple[str, str]] = {
     "activations_gb": ("GPU R's activations at their most", "GB"),
     "states_gb": ("GPU R's weights, gradients and optimizer states", "GB"),
     "params_gb": ("GPU R's weights (bf16)", "GB"),
-    "grads_gb": ("GPU R's gradients", "GB"),
-    "optimizer_gb": ("GPU R's optimizer states (fp32 master weights, Adam moments)", "GB"),
+    "grads_gb": ("GPU R's bf16 gradients", "GB"),
+    "optimizer_gb": ("GPU R's optimizer states (fp32 master weights, Adam moments, the fp32 "
+                     "gradients it steps on)", "GB"),
     "held": ("micro-batches whose activations GPU R holds at once, at most", "micro-batches"),
     "idle": ("time GPU R idles in the span", TIME),
 }

@@ -122,6 +122,7 @@ class TrainingView:
     span: float
     pair_span: float  # the longer span of the card's two variants (one time scale for both)
     pair_step: float  # the longer step time of the two
+    pair_peak: float  # the fuller GPU of the two (bytes): one memory scale for both panels
     bubble_fraction: float
     memory: tuple[RankMemory, ...]
     collectives: tuple[Collective, ...]
@@ -180,6 +181,7 @@ class TrainingView:
             span=float(data["span"]),
             pair_span=float(data.get("pair_span") or data["span"]),
             pair_step=float(data.get("pair_step") or data["step"]["step_time"]),
+            pair_peak=float(data.get("pair_peak") or data["memory_peak"]["total"]),
             bubble_fraction=float(data["bubble_fraction"]),
             memory=tuple(_memory(memory[r]) for r in _ranks(memory)),
             collectives=tuple(_collective(c) for c in data.get("collectives") or ()),
@@ -203,8 +205,14 @@ def _actions(items: Sequence[Mapping[str, Any]]) -> tuple[Action, ...]:
 
 
 def _memory(m: Mapping[str, Any]) -> RankMemory:
+    """A rank's memory as the pictures group it. DeepSpeed's accounting counts an fp32 copy of
+    the gradients that the optimizer steps on, sharded with the optimizer states from ZeRO-1 on;
+    it is drawn with the optimizer, so "gradients" are the bf16 ones a ZeRO stage names (a
+    beginner saw the gradient bar shrink under ZeRO-1, which shards only optimizer states)."""
+    fp32_grads = float((m.get("parts") or {}).get("grads_fp32", 0))
     return RankMemory(
-        params=float(m["params"]), grads=float(m["grads"]), optimizer=float(m["optimizer"]),
+        params=float(m["params"]), grads=float(m["grads"]) - fp32_grads,
+        optimizer=float(m["optimizer"]) + fp32_grads,
         activations=float(m["activations"]), buffers=float(m.get("buffers", 0)),
         total=float(m["total"]), hbm=float(m["hbm"]), fits=bool(m["fits"]),
         held=int(m.get("microbatches_held", 0)),

@@ -3,7 +3,8 @@ gather buffer), gradients, optimizer states, activations, bottom up — against 
 line. The part of a bar above the line does not fit: outlined red dashed, and the GPU at the
 left is greyed out (it cannot run the step) with how far over it is.
 
-Bars share one scale per panel: the larger of the fullest GPU and the HBM. Every size is the
+Bars share one scale across the card's two panels: the larger of the fuller GPU of the two runs
+and the HBM, so the trouble and the fix compare at one scale. Every size is the
 run's `memory` (bytes, DeepSpeed's accounting for the model states, Korthikanti et al. for the
 activations).
 """
@@ -53,7 +54,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = TEXT[ctx.lang]
     draw_key(cv, ctx.lang, ["params", "grads", "optimizer", "activations"],
              short=KEY_WORDS[ctx.lang])
-    top = max(view.peak.total, view.hbm)
+    top = max(view.pair_peak, view.peak.total, view.hbm)
     scale = (BAR_BOT - BAR_TOP) / top
     hbm_y = BAR_BOT - view.hbm * scale
     n = len(view.memory)
