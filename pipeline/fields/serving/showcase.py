@@ -36,7 +36,7 @@ FIXTURE_SWEEP: dict[str, Any] = {
 }
 # scenario id -> (scene kind, zh caption, en caption, focus)
 SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
-    "kv_cache": ("budget", "每步重算 {tokens} 个令牌", "{tokens} tokens computed in all", ["D"]),
+    "kv_cache": ("budget", "每步重算 {tokens} 个 token", "{tokens} tokens computed in all", ["D"]),
     "batching": ("timeline", "D 排队等了 {D.wait} 步", "D waits {D.wait} steps in line", ["D"]),
     "kv_alloc": (
         "kv_blocks",
@@ -53,7 +53,7 @@ SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
     "chunked_prefill": ("budget", "共跑了 {steps} 步", "{steps} steps in all", ["D"]),
     "prefix_cache": (
         "kv_blocks",
-        "D 命中 {D.prefix_hit_tokens} 个令牌",
+        "D 命中 {D.prefix_hit_tokens} 个 token",
         "D reuses {D.prefix_hit_tokens} cached tokens",
         ["D"],
     ),

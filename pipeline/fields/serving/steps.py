@@ -116,7 +116,7 @@ def draw_step_strip(trace: TraceView, step_index: int, *, lang: str,
     batch = ", ".join(f"{r} {n}" for r, n in step.scheduled.items())
     waiting = ", ".join(step.waiting) or ("无" if lang == "zh" else "none")
     if lang == "zh":
-        desc = f"第 {step_index} 步：{batch}（共 {used}/{cap} 个令牌），等待：{waiting}。"
+        desc = f"第 {step_index} 步：{batch}（共 {used}/{cap} 个 token），等待：{waiting}。"
         title = f"第 {step_index} 步"
     else:
         desc = f"Step {step_index}: {batch} ({used}/{cap} tokens); waiting: {waiting}."

@@ -113,7 +113,7 @@ TABLE: Mapping[str, Mapping[str, str]] = {
     "zh": {"span": "一步的长度（{u}）", "bubble": "流水线空闲占比（%）",
            "held": "GPU 0 最多同时存几份激活", "peak": "最满那张 GPU 的显存（GB）",
            "fits": "装得进 {hbm} GB 吗", "step": "一步（{u}）", "exposed": "等通信（毫秒）",
-           "mfu": "MFU（%）", "tps": "每秒令牌数", "yes": "装得下", "no": "装不下",
+           "mfu": "MFU（%）", "tps": "每秒 token 数", "yes": "装得下", "no": "装不下",
            "units": "单位时间", "s": "秒"},
     "en": {"span": "Length of the step ({u})", "bubble": "Pipeline idle share (%)",
            "held": "Most micro-batches GPU 0 holds at once", "peak": "Fullest GPU's memory (GB)",

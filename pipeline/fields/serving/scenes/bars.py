@@ -85,7 +85,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         )
     rate = n / dt if dt else 0.0
     rate_text = (
-        f"每{_unit(ctx)} {fmt(rate)} 个令牌"
+        f"每{_unit(ctx)} {fmt(rate)} 个 token"
         if ctx.lang == "zh"
         else f"{fmt(rate)} tokens per {_unit(ctx)}"
     )
@@ -103,7 +103,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE, anchor="start", floor=None
     )
     if ctx.lang == "zh":
-        desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{_unit(ctx)} {fmt(rate)} 个令牌。"
+        desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{_unit(ctx)} {fmt(rate)} 个 token。"
     else:
         desc = (
             f"One decode step with a batch of {n} takes {fmt(dt)} {_unit(ctx)}: "

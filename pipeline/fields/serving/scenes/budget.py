@@ -109,7 +109,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     )
     full = sum(1 for t in totals if t >= cap)
     if ctx.lang == "zh":
-        desc = f"每步令牌柱状图：预算 {cap}，{len(cols)} 步中有 {full} 步用满，最多一步 {max(totals)} 个令牌。"
+        desc = f"每步 token柱状图：预算 {cap}，{len(cols)} 步中有 {full} 步用满，最多一步 {max(totals)} 个 token。"
     else:
         desc = (
             f"Tokens per step against a budget of {cap}: {full} of {len(cols)} steps are full, "

@@ -137,7 +137,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     ttft_v = fmt(times[0] - arrival) if times else "?"
     if ctx.lang == "zh":
         desc = (
-            f"时间轴：{rid} 在 {fmt(arrival)} 到达，首个令牌用了 {ttft_v} {unit_word}，"
+            f"时间轴：{rid} 在 {fmt(arrival)} 到达，首个 token用了 {ttft_v} {unit_word}，"
             f"之后 {len(gaps)} 个间隔{('各 ' + fmt(max(gaps))) if gaps and max(gaps) == min(gaps) else ''}。"
         )
     else:

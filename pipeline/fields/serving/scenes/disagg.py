@@ -174,7 +174,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     ttft_v = fmt(dreq.ttft) if dreq.ttft is not None else "?"
     if ctx.lang == "zh":
         desc = (f"两张 GPU 的时间线（毫秒）：{'预填和解码分开' if split else '各自既预填又解码'}；"
-                f"{d} 的首字时间 {ttft_v} 毫秒；{rid} 两个令牌之间最长等 {longest} 毫秒。")
+                f"{d} 的首字时间 {ttft_v} 毫秒；{rid} 两个 token之间最长等 {longest} 毫秒。")
     else:
         desc = (f"Two GPUs on one clock (ms), {'prefill and decode split' if split else 'each both prefilling and decoding'}; "
                 f"{d}'s TTFT is {ttft_v} ms; {rid}'s longest gap between tokens is {longest} ms.")

@@ -39,7 +39,7 @@ AXIS_Y = 181.0
 STAR_R = 3.2
 WORDS = {
     "zh": {"accepted": "接受", "rejected": "拒绝", "bonus": "奖励",
-           "stats": "{rid} 每步 {tps} 个令牌，每字 {tpot} {unit}", "kept": "草稿留下 {kept}/{drafted}",
+           "stats": "{rid} 每步 {tps} 个 token，每字 {tpot} {unit}", "kept": "草稿留下 {kept}/{drafted}",
            "token": "", "tokens": "", "step": "步", "steps": "步", "ms": "毫秒",
            "plain": "没有草稿"},
     "en": {"accepted": "accepted", "rejected": "rejected", "bonus": "bonus",
@@ -205,7 +205,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     floor=None)
     total = len(trace.steps)
     if ctx.lang == "zh":
-        desc = (f"推测解码时间线：共 {total} 步；{rid} 每个解码步出 {fmt(tps)} 个令牌，"
+        desc = (f"推测解码时间线：共 {total} 步；{rid} 每个解码步出 {fmt(tps)} 个 token，"
                 + (f"草稿留下 {kept}/{drafted}。" if drafted else "没有草稿，每步一个。"))
     else:
         desc = (f"Speculative decoding timeline: {total} steps; {rid} emits {fmt(tps)} tokens per "

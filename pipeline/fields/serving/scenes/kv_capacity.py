@@ -37,8 +37,8 @@ MATH_CY = (170.0, 190.0)
 MAX_BLOCKS = 24
 WORDS = {
     "zh": {"weights": "权重 {v}", "other": "预留 {v}", "kv": "KV {v}",
-           "line1": "每个令牌 KV {tok} ({dtype})，一块 {bs} 个令牌 {blk}",
-           "line2": "{budget} ÷ {blk} = {n} 块，装 {fit} 个令牌", "out": "挤出去了"},
+           "line1": "每个 token KV {tok} ({dtype})，一块 {bs} 个 token {blk}",
+           "line2": "{budget} ÷ {blk} = {n} 块，装 {fit} 个 token", "out": "挤出去了"},
     "en": {"weights": "weights {v}", "other": "reserved {v}", "kv": "KV {v}",
            "line1": "KV per token {tok} ({dtype}), a {bs}-token block {blk}",
            "line2": "{budget} ÷ {blk} = {n} blocks = {fit} tokens", "out": "pushed out"},
@@ -157,9 +157,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                         floor=None, max_width=X1 - X0)
     if ctx.lang == "zh":
         desc = (f"显存条：权重 {size_text(cap.weight_bytes_per_gpu)}，KV 空间 "
-                f"{size_text(cap.kv_budget_bytes)}；{cap.kv_dtype} 下每个令牌 "
+                f"{size_text(cap.kv_budget_bytes)}；{cap.kv_dtype} 下每个 token "
                 f"{size_text(cap.kv_bytes_per_token)}，装得下 {cap.num_blocks} 块、"
-                f"{cap.tokens_fit} 个令牌；第 {step.index} 步有 {len(fit)} 个请求在里面。")
+                f"{cap.tokens_fit} 个 token；第 {step.index} 步有 {len(fit)} 个请求在里面。")
     else:
         desc = (f"Memory bar: weights {size_text(cap.weight_bytes_per_gpu)}, KV space "
                 f"{size_text(cap.kv_budget_bytes)}; in {cap.kv_dtype} a token takes "

@@ -173,7 +173,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     names = "".join(rid for rid, _ in batch)
     if ctx.lang == "zh":
         desc = (
-            f"排队图：第 {step.index} 步，批里有 {names}（{used}/{cap} 个令牌），"
+            f"排队图：第 {step.index} 步，批里有 {names}（{used}/{cap} 个 token），"
             f"{'、'.join(waiting) or '没人'}在排队，空闲 KV 块 {free} 个"
             + (f"，序列空位 {running}/{slots}。" if slots else "。")
         )

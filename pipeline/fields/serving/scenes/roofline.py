@@ -125,7 +125,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if ctx.lang == "zh":
         desc = (f"批里 {batch} 个请求的一步解码用时 {_ms(step_ms)} 毫秒，几乎全在读显存；"
                 f"真正的计算只要 {_ms(calc_ms)} 毫秒；"
-                f"每秒出 {rate:.0f} 个令牌。")
+                f"每秒出 {rate:.0f} 个 token。")
     else:
         desc = (f"One decode step with a batch of {batch} takes {_ms(step_ms)} ms, almost all of it "
                 f"reading memory; the arithmetic takes only {_ms(calc_ms)} ms; {rate:,.0f} tokens/s.")

@@ -36,7 +36,7 @@ ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
 TEXT = {
-    "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个令牌，MFU {mfu}%",
+    "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
            "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
@@ -116,7 +116,7 @@ def _desc(lang: str, view: TrainingView, hidden: float) -> str:
     h = clock(view, hidden)
     rate = ""
     if not view.unit_cost and s.mfu is not None:
-        rate = (f"；每秒 {round(s.tokens_per_s)} 个令牌，MFU {number(100 * s.mfu)}%" if lang == "zh"
+        rate = (f"；每秒 {round(s.tokens_per_s)} 个 token，MFU {number(100 * s.mfu)}%" if lang == "zh"
                 else f"; {round(s.tokens_per_s)} tokens/s, MFU {number(100 * s.mfu)}%")
     if lang == "zh":
         return (f"一步 {t} {u}：计算 {c}，等通信 {e}（另有 {h} 藏在计算下），流水线空闲 {i}"
