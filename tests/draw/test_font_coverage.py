@@ -49,3 +49,21 @@ def test_a_table_cell_is_set_in_the_hand_that_has_its_glyphs(value: str,
     spans = BeautifulSoup(str(_cell(value)), "html.parser").select("span[data-font]")
     assert [s["data-font"] for s in spans] == families
     assert "".join(s.get_text() for s in spans).replace(" ", "") == value.replace(" ", "")
+
+
+def test_validate_sends_such_a_caption_back_with_its_path(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import shutil
+    from pathlib import Path
+
+    from tests.tujie_process import one_error_line, tujie
+
+    src = tmp_path / "household"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "household-budget", src)
+    plan = json.loads((src / "plan.json").read_text(encoding="utf-8"))
+    plan["concepts"][0]["trouble"]["caption"] = "收入·支出"
+    (src / "plan.json").write_text(json.dumps(plan, ensure_ascii=False), encoding="utf-8")
+    result = tujie("validate", str(src))
+    assert result.returncode == 2
+    line = one_error_line(result.stderr)
+    assert "concepts[0].trouble.caption" in line and "'·' (U+00B7)" in line
