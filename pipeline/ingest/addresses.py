@@ -88,8 +88,7 @@ def find_addresses(text: str) -> list[Found]:
         elif m.group("auto"):
             found.append(Found(m.start(), m.end(), "auto", m.group("autotarget")))
         elif m.group("host"):
-            if _plausible_domain(m.group("host")) and m.group("host").rsplit(".", 1)[-1].lower() \
-                    not in SCRIPT_SUFFIXES:
+            if _plausible_domain(m.group("host"), alone=True):
                 found.append(Found(m.start(), m.end(), "bare", m.group("host") + "/"))
         else:
             kind = "url" if m.group("url") else "bare"
@@ -116,9 +115,11 @@ def _trim(address: str) -> str:
     return address
 
 
-def _plausible_domain(written: str) -> bool:
-    host = written.split("/", 1)[0]
-    return host.rsplit(".", 1)[-1].lower() not in NOT_TLDS
+def _plausible_domain(written: str, alone: bool = False) -> bool:
+    """Its top-level label is not a file extension (`alone`, a domain without a path: nor a
+    script's or a binary's)."""
+    label = written.split("/", 1)[0].rsplit(".", 1)[-1].lower()
+    return label not in NOT_TLDS and not (alone and label in SCRIPT_SUFFIXES)
 
 
 def web_url(written: str) -> str | None:

@@ -248,17 +248,19 @@ def _environment(lang: str) -> Environment:
     if lang == "zh":
         env.filters["hand"] = lambda v: hand_runs(escape(v), HAND_ZH, HAND_EN)
     else:
-        env.filters["hand"] = lambda v: Markup(f'<span data-font="{HAND_EN}">{escape(v)}</span>')
+        env.filters["hand"] = _english_hand
     env.filters["cell"] = _cell
     return env
+
+
+def _english_hand(value: str) -> Markup:
+    return Markup(f'<span data-font="{HAND_EN}">{escape(value)}</span>')
 
 
 def _cell(value: str) -> Markup:
     """A table cell's value in the English hand, or, when a field writes it in words of another
     script ("装得下"), as runs each in the hand that has its glyphs."""
-    if CJK.search(value):
-        return hand_runs(escape(value), HAND_ZH, HAND_EN)
-    return Markup(f'<span data-font="{HAND_EN}">{escape(value)}</span>')
+    return hand_runs(escape(value), HAND_ZH, HAND_EN) if CJK.search(value) else _english_hand(value)
 
 
 def _assemble(env: Environment, context: Mapping[str, Any]) -> str:

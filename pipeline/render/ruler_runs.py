@@ -166,8 +166,13 @@ def _machine(used: list[WorkloadView], words: Mapping[str, str]) -> str:
     return ""
 
 
+def _with_machine(sentence: str, machine: str) -> str:
+    """The sentence with its machine in brackets, or without the brackets when none is known."""
+    return sentence.format(machine=machine).replace("（）", "").replace(" ()", "")
+
+
 def _how(rows: list[Row], machine: str, plan: Plan, words: Mapping[str, str]) -> str:
-    how = words["how"].format(machine=machine).replace("（）", "").replace(" ()", "")
+    how = _with_machine(words["how"], machine)
     notes = [c.note for r in rows for c in r.cells if c.note]
     p99 = p99_word(plan)
     if any(p99 in n for n in notes):
@@ -219,6 +224,6 @@ def _field_runs(rows: list[Row], plan: Plan, words: Mapping[str, str]) -> RulerR
         workloads.setdefault(title, WorkloadLine(title, description))
         machines.add(owner.ruler_machine(lang))
     machine = next(iter(machines)) if len(machines) == 1 else ""
-    how = words["how_field"].format(machine=machine).replace("（）", "").replace(" ()", "")
+    how = _with_machine(words["how_field"], machine)
     return RulerRuns(how=how + words["end"] + words["small"], rows=tuple(lines),
                      workloads=tuple(workloads.values()))
