@@ -14,7 +14,8 @@ def t(value: float) -> float:
 
 
 class StepRecorder:
-    """Builds the `steps` list; with `detail`, adds blocks/reserved/computed/tokens per step."""
+    """Builds the `steps` list; with `detail`, adds blocks/reserved/computed/tokens
+    per step (and `shared`: blocks with several holders, when prefix caching shares any)."""
 
     def __init__(
         self,
@@ -71,6 +72,9 @@ class StepRecorder:
         live = [self.live[i] for i in sorted(self.live)]
         entry["blocks"] = {r.id: kv.held(r) for r in live if kv.held(r) > 0}
         entry["reserved"] = {r.id: kv.reserved_slots(r) for r in live if kv.reserved_slots(r) > 0}
+        shared = kv.shared()
+        if shared:
+            entry["shared"] = [{"owners": list(ids), "blocks": n} for ids, n in shared]
         shown = [r for r in live if not r.finished or r in finished]
         entry["computed"] = {r.id: r.computed for r in shown}
         entry["tokens"] = {r.id: r.tokens for r in shown}

@@ -106,7 +106,7 @@ class StepView:
 
     `blocks`/`reserved`/`computed`/`tokens` (per request) come with --detail; `drafts`/`accepted`/
     `emitted_tokens`/`padded` with speculative decoding; `instance`/`handoff` in multi-instance
-    runs. Absent ones are empty."""
+    runs; `shared` with prefix caching. Absent ones are empty."""
 
     index: int
     start: float = 0.0
@@ -128,6 +128,7 @@ class StepView:
     padded: tuple[str, ...] = ()
     instance: str | None = None
     handoff: tuple[str, ...] = ()
+    shared: tuple[tuple[tuple[str, ...], int], ...] = ()  # (holders, blocks): one physical copy
 
     @property
     def duration(self) -> float:
@@ -162,6 +163,9 @@ class StepView:
             padded=_ids(data.get("padded")),
             instance=None if instance is None else str(instance),
             handoff=_ids(data.get("handoff")),
+            shared=tuple(
+                (_ids(g.get("owners")), int(g.get("blocks", 0))) for g in data.get("shared") or ()
+            ),
         )
 
 

@@ -26,6 +26,7 @@ KEY_WORDS = {
         "freed": "释放",
         "reserved": "预留空位",
         "held": "已用",
+        "copy": "重复的开头",
     },
     "en": {
         "new": "prefill",
@@ -36,12 +37,13 @@ KEY_WORDS = {
         "freed": "freed",
         "reserved": "reserved",
         "held": "in use",
+        "copy": "same prefix again",
     },
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
 
 
-SWATCH_KINDS = ("new", "running", "stored", "held", "waiting", "idle", "reserved", "freed")
+SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved", "freed")
 
 
 def swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
@@ -65,6 +67,11 @@ def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH
     elif kind == "freed":
         cv.stroke(
             rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3, dashed=True
+        )
+    elif kind == "copy":  # a block computed again that a cache would hold once
+        cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.1)
+        cv.stroke(
+            rough.rect(rng, x, y, size, size, 0.3, 1), colour("stored"), width=1.4, dashed=True
         )
 
 

@@ -59,6 +59,7 @@ def draw_panel(
     scene: SceneSpec | None = None,
     overrides: Mapping[str, Mapping] | None = None,
     path: str | None = None,
+    partner: Any = None,
 ) -> str:
     """The SVG of one panel: `scene` (its field's, from the registry) drawn from `run` (the
     field's view of the panel's run), or the generic scene when there is no scene or no run.
@@ -103,7 +104,7 @@ def draw_panel(
     spec = scene if scene is not None and run is not None else GENERIC_SCENE
     if spec is not GENERIC_SCENE:
         draw_tag(cv, lang)  # first, so the scene's own words keep clear of the corner
-    ctx = SceneContext(concept, side, panel, run, lang, list(panel.focus), spec.words)
+    ctx = SceneContext(concept, side, panel, run, lang, list(panel.focus), spec.words, partner)
     result = spec.draw(cv, ctx)
     title = f"{concept.name} · {SIDE_WORDS[lang][side]}"
     desc = f"{result.desc} {caption}"

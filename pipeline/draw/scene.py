@@ -33,7 +33,9 @@ Words = Mapping[str, Mapping[str, str]]  # language -> key -> word
 
 @dataclass
 class SceneContext:
-    """Everything a scene may read: the panel, its run's view, the language and the focus."""
+    """Everything a scene may read: the panel, its run's view, the language and the focus, and
+    the run of the card's other panel when both show one scenario (so the two panels can compare
+    the same moment on the same scale)."""
 
     concept: Concept
     side: str
@@ -42,6 +44,7 @@ class SceneContext:
     lang: str
     focus: Sequence[str] = field(default_factory=list)
     words: Words = field(default_factory=dict)
+    partner: Any = None  # the card's other panel's run when it shows the same scenario, or None
 
     @property
     def trace(self) -> Any:

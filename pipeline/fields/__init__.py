@@ -137,7 +137,18 @@ def draw_panel_of(
         scene=spec,
         overrides=overrides or {},
         path=path,
+        partner=partner_view(plan, concept, side, sim),
     )
+
+
+def partner_view(plan: Plan, concept: Concept, side: str, sim: SimResults) -> Any:
+    """The run of the card's other panel when it draws the same scenario (its other variant, or
+    the same one), so a scene can show both panels at one moment; else None."""
+    mine = concept.trouble if side == "trouble" else concept.fix
+    other = concept.fix if side == "trouble" else concept.trouble
+    if not mine.scenario or other.scenario != mine.scenario:
+        return None
+    return run_view(plan, concept, other, sim)
 
 
 def chosen_fields(corpus: Corpus, config: PageConfig) -> Detection:

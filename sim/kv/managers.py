@@ -62,6 +62,11 @@ class KVManager(Protocol):
         """Release everything the request holds."""
         ...
 
+    def shared(self) -> list[tuple[tuple[str, ...], int]]:
+        """Physical blocks held by more than one request, grouped by their holders (request
+        ids in order of first holding): a cached prefix counts once, not once per request."""
+        ...
+
 
 class PagedKV:
     """Paged blocks without prefix caching: a free counter and per-request block counts."""
@@ -121,6 +126,10 @@ class PagedKV:
     def free(self, req: Request) -> None:
         """Return the request's blocks."""
         self.free_count += self.req_held.pop(req.id, 0)
+
+    def shared(self) -> list[tuple[tuple[str, ...], int]]:
+        """Without prefix caching no block has two holders."""
+        return []
 
 
 class ReserveMaxKV(PagedKV):

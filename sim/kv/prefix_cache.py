@@ -168,3 +168,15 @@ class PrefixCachingKV:
                 self.free_queue[bid] = None
                 if block.hash is None:
                     self.free_queue.move_to_end(bid, last=False)
+
+    def shared(self) -> list[tuple[tuple[str, ...], int]]:
+        """Blocks with more than one holder, counted per group of holders."""
+        holders: dict[int, list[str]] = {}
+        for rid, owned in self.req_blocks.items():
+            for bid in owned:
+                holders.setdefault(bid, []).append(rid)
+        groups: dict[tuple[str, ...], int] = {}
+        for ids in holders.values():
+            if len(ids) > 1:
+                groups[tuple(ids)] = groups.get(tuple(ids), 0) + 1
+        return list(groups.items())

@@ -47,7 +47,7 @@ ALLOWED_COLOURS = re.compile(
 # scene kind -> the real preset its golden file is drawn from
 GOLDEN_CASES = [
     ("timeline", "batching"), ("budget", "chunked_prefill"), ("kv_blocks", "kv_alloc"),
-    ("kv_blocks", "preemption"), ("queue", "admission"), ("clock", "metrics"),
+    ("kv_blocks", "preemption"), ("kv_blocks", "prefix_cache"), ("queue", "admission"), ("clock", "metrics"),
     ("bars", "arithmetic"), ("roofline", "arithmetic"),
 ]
 SWEEP = SweepView.from_json(FIXTURE_SWEEP)
@@ -62,7 +62,8 @@ def _panel_svg(scene: str, scenario: str, variant: str, lang: str = "zh") -> str
     panel = concept.trouble if variant == "without" else concept.fix
     side = "trouble" if variant == "without" else "fix"
     trace = _trace(f"{scenario}/{variant}")
-    return draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)
+    partner = _trace(f"{scenario}/{'with' if variant == 'without' else 'without'}")
+    return draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang, partner=partner)
 
 
 def _check_golden(name: str, svg: str) -> None:

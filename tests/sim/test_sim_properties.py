@@ -72,8 +72,12 @@ def check_invariants(w: dict[str, Any], trace: dict[str, Any]) -> None:
         assert len(step["running"]) <= e["max_num_seqs"]
         if step["preempted"]:
             assert set(step["scheduled"]) <= set(prev_running), "admission in a preemption step"
+        # a block several requests share (a cached prefix) is one physical block: `shared`
+        # says how many each group of holders shares, so the pool always adds up
+        copies = sum((len(g["owners"]) - 1) * g["blocks"] for g in step.get("shared", ()))
+        assert step["free_blocks"] + sum(step["blocks"].values()) - copies == e["num_blocks"]
         if not e["enable_prefix_caching"]:
-            assert step["free_blocks"] + sum(step["blocks"].values()) == e["num_blocks"]
+            assert "shared" not in step
         assert step["free_blocks"] >= 0
         prev_running = step["running"]
 

@@ -139,7 +139,9 @@ def scenario_panels(traces: Mapping[str, TraceView], lang: str) -> list[tuple[st
             concept = sample_concept(scenario, kind, lang)
             for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
                 trace = traces[f"{scenario}/{panel.variant}"]
-                svg = draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang)  # type: ignore[arg-type]
+                other = "with" if panel.variant == "without" else "without"
+                svg = draw_panel(concept, side, panel, trace, trace_values(trace), lang=lang,  # type: ignore[arg-type]
+                                 partner=traces.get(f"{scenario}/{other}"))
                 out.append((f"{scenario}/{panel.variant} · {kind}", svg))
     g = generic_concept(lang)
     for side, panel in (("trouble", g.trouble), ("fix", g.fix)):
@@ -186,10 +188,14 @@ def diagram_sections(traces: Mapping[str, TraceView]) -> list[str]:
            f'<div class="wide"><h3>ruler: {note}</h3>{draw_ruler(ruled, measured, lang=lang)}</div>']
     for concept in plan.concepts:
         row = ""
-        for side, panel in (("trouble", concept.trouble), ("fix", concept.fix)):
-            trace = traces.get(f"{panel.scenario}/{panel.variant}") if panel.scenario else None
+        pair = (concept.trouble, concept.fix)
+        runs = [traces.get(f"{p.scenario}/{p.variant}") if p.scenario else None for p in pair]
+        same = pair[0].scenario is not None and pair[0].scenario == pair[1].scenario
+        for k, (side, panel) in enumerate((("trouble", pair[0]), ("fix", pair[1]))):
+            trace = runs[k]
             values = trace_values(trace) if trace is not None else {}
-            row += f"<div>{draw_panel(concept, side, panel, trace, values, lang=lang)}</div>"  # type: ignore[arg-type]
+            partner = runs[1 - k] if same else None
+            row += f"<div>{draw_panel(concept, side, panel, trace, values, lang=lang, partner=partner)}</div>"  # type: ignore[arg-type]
         out.append(f"<h3>card {concept.id}</h3>{row}")
     trace = traces["chunked_prefill/with"]
     strips = "".join(draw_step_strip(trace, s.index, lang=lang, focus=["D"])

@@ -1,8 +1,12 @@
 """kv_blocks: the KV cache as a grid of blocks at one telling step, coloured by owner and state.
 
 Slots holding computed tokens are green (blue when they came from the prefix cache), reserved but
-unused slots are hatched grey, blocks freed in that step are red dashed; the waiting line stands
-on the right. The step is chosen from the trace: first preemption, else the fullest step.
+unused slots are hatched grey, blocks freed in that step are red dashed where they now lie free;
+a prefix block several requests share is drawn once, labelled with all of them, and in the run
+without a cache the copies it would save are outlined dashed blue. The pool's size and block size
+head the grid. Right of it: who waits (and how many blocks it needs when blocks are the reason),
+who sits out for want of a block, when a preempted request is recomputed, when a run stalls.
+Both panels of a card on one scenario show the same step (`pick_step`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pipeline.draw.svg import num
 from pipeline.fields.serving.scenes.common import (
     SCENE_TOP,
     SCENE_X0,
+    SCENE_X1,
+    SCENE_Y1,
     SMALL_SIZE,
     SceneContext,
     SceneResult,
@@ -33,8 +39,30 @@ MAX_WAITING = 3
 HATCH_GAP = 4.5
 
 
-def pick_step(trace: TraceView) -> StepView:
+def _sat_out(step: StepView) -> list[str]:
+    """Requests in the running set the step did not schedule (no block for their next token)."""
+    return [r for r in step.running if r not in step.scheduled]
+
+
+def _tells(step: StepView) -> tuple[object, ...]:
+    """What a reader compares between two runs at one step: who waits, who sits out, who is
+    preempted."""
+    return (tuple(step.waiting), tuple(_sat_out(step)), tuple(step.preempted))
+
+
+def pick_step(trace: TraceView, partner: TraceView | None = None) -> StepView:
+    """The step the panel shows. With the card's other run of the same scenario, both panels
+    show ONE step: the first where the runs differ in who waits, sits out or is preempted, else
+    the step where the two hold the most blocks together. Alone: the first preemption, else the
+    last step of a stalled run, else the fullest step."""
     all_steps = trace.steps
+    if partner is not None:
+        both = [(s, o) for s in all_steps if (o := partner.step(s.index)) is not None]
+        differ = next((s for s, o in both if _tells(s) != _tells(o)), None)
+        if differ is not None:
+            return differ
+        if both:
+            return min(both, key=lambda p: (p[0].free_blocks + p[1].free_blocks, p[0].index))[0]
     hit = next((s for s in all_steps if s.preempted), None)
     if hit is not None:
         return hit
@@ -43,43 +71,82 @@ def pick_step(trace: TraceView) -> StepView:
     return min(all_steps, key=lambda s: (s.free_blocks, s.index))
 
 
-def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
-    trace = ctx.trace
-    assert trace is not None
-    step = pick_step(trace)
-    prev = trace.step(step.index - 1)
-    bs = engine(trace).block_size
-    total = engine(trace).num_blocks
-    held: dict[str, int] = dict(step.blocks)
-    freed = {
-        rid: n
-        for rid, n in (prev.blocks if prev is not None else {}).items()
-        if rid in step.preempted
-    }
-    cells: list[tuple[str | None, str, int, int]] = []  # owner, kind, filled slots, reserved
-    for rid, n in held.items():
+def _owners_word(owners: tuple[str, ...]) -> str:
+    return "".join(owners) if len(owners) <= 4 else f"{owners[0]}+{len(owners) - 1}"
+
+
+def _cells(
+    trace: TraceView, step: StepView, partner_step: StepView | None, bs: int
+) -> list[tuple[str | None, str, int, int]]:
+    """The pool at `step` as (owner word, kind, filled slots, reserved slots), one per physical
+    block: a shared block once (labelled with all its holders), the blocks a preemption freed
+    where they now lie free (dashed red), then the free blocks."""
+    cells: list[tuple[str | None, str, int, int]] = []
+    shared_of: dict[str, int] = {}
+    for owners, n in step.shared:
+        cells.extend((_owners_word(owners), "stored", bs, bs) for _ in range(n))
+        for rid in owners:
+            shared_of[rid] = shared_of.get(rid, 0) + n
+    # the blocks a cache would hold once, as the other run shares them (a trouble panel)
+    copies: dict[str, int] = {}
+    if partner_step is not None and not step.shared:
+        for owners, n in partner_step.shared:
+            for rid in owners[1:]:
+                copies[rid] = copies.get(rid, 0) + n
+    for rid, n in step.blocks.items():
         computed = step.computed.get(rid, 0)
         reserved = step.reserved.get(rid, n * bs)
         req = trace.requests.get(rid)
         hits = (req.prefix_hit_tokens if req is not None else 0) // bs
-        for b in range(n):
+        for b in range(shared_of.get(rid, 0), n):
             filled = max(0, min(bs, computed - b * bs))
-            kind = "stored" if b < hits else "running"
+            kind = "stored" if b < hits else "copy" if b < copies.get(rid, 0) else "running"
             cells.append((rid, kind, filled, max(0, min(bs, reserved - b * bs))))
-    for rid, n in freed.items():
-        cells.extend((rid, "freed", 0, 0) for _ in range(n))
-    free = step.free_blocks
-    shown_free = max(0, min(free, MAX_BLOCKS - len(cells)))
-    cells.extend((None, "free", 0, 0) for _ in range(shown_free))
-    kinds = (
-        ["held", "reserved", "freed"]
-        if not any(c[1] == "stored" for c in cells)
-        else ["held", "stored", "freed"]
+    prev = trace.step(step.index - 1)
+    freed = sum(
+        n for rid, n in (prev.blocks if prev is not None else {}).items() if rid in step.preempted
     )
-    draw_key(cv, ctx, kinds)
-    step_word = f"第 {step.index} 步" if ctx.lang == "zh" else f"step {step.index}"
+    victim = ", ".join(step.preempted)
+    shown_freed = min(freed, step.free_blocks)
+    cells.extend((victim, "freed", 0, 0) for _ in range(shown_freed))
+    rest = max(0, min(step.free_blocks - shown_freed, MAX_BLOCKS - len(cells)))
+    cells.extend((None, "free", 0, 0) for _ in range(rest))
+    return cells
+
+
+def _needs(trace: TraceView, rid: str) -> int:
+    """The blocks `rid` takes when it is let in (its reservation, or its prompt's blocks)."""
+    first = next((s for s in trace.steps if rid in s.scheduled and rid in s.blocks), None)
+    return first.blocks[rid] if first is not None else 0
+
+
+def _back_at(trace: TraceView, rid: str, after: int) -> int | None:
+    """The step a preempted request is scheduled again (its recompute), if the run shows it."""
+    return next((s.index for s in trace.steps if s.index > after and rid in s.scheduled), None)
+
+
+def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    trace = ctx.trace
+    assert trace is not None
+    partner = ctx.partner if isinstance(ctx.partner, TraceView) else None
+    step = pick_step(trace, partner)
+    partner_step = partner.step(step.index) if partner is not None else None
+    bs = engine(trace).block_size
+    total = engine(trace).num_blocks
+    free = step.free_blocks
+    cells = _cells(trace, step, partner_step, bs)
+    kinds = ["held"]
+    kinds += ["stored"] if any(c[1] == "stored" for c in cells) else []
+    kinds += ["copy"] if any(c[1] == "copy" for c in cells) else []
+    kinds += ["reserved"] if not any(c[1] in ("stored", "copy") for c in cells) else []
+    kinds += ["freed"] if any(c[1] == "freed" for c in cells) else []
+    draw_key(cv, ctx, kinds[:3])
+    if ctx.lang == "zh":
+        head = f"第 {step.index} 步：共 {total} 块，每块 {bs} 个 token"
+    else:
+        head = f"step {step.index}: {total} blocks of {bs} tokens"
     cv.layout.place(
-        step_word,
+        head,
         x=SCENE_X0,
         cy=SCENE_TOP + 6,
         role="label",
@@ -93,10 +160,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             x = SCENE_X0 + (i % PER_ROW) * pitch
             y = GRID_Y0 + (i // PER_ROW) * ROW_PITCH
             _block(cv, f"blk-{i}", x, y, pitch - 6, bs, owner, kind, filled, reserved)
+    shown_free = sum(1 for c in cells[:MAX_BLOCKS] if c[1] in ("free", "freed"))
     rest = free - shown_free
     if rest > 0:
         rows = (len(cells[:MAX_BLOCKS]) + PER_ROW - 1) // PER_ROW
-        more = f"+{rest} 个空块" if ctx.lang == "zh" else f"+{rest} free blocks"
+        more = f"空块共 {free} 个" if ctx.lang == "zh" else f"{free} free blocks in all"
         cv.layout.place(
             more,
             x=SCENE_X0,
@@ -106,36 +174,71 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             anchor="start",
             floor=None,
         )
-    waiting = list(step.waiting)[:MAX_WAITING]
-    if waiting:
-        cv.layout.place(
-            ctx.word("waiting"),
-            x=WAIT_X,
-            cy=SCENE_TOP + 6,
-            role="label",
-            size=SMALL_SIZE,
-            floor=None,
-        )
-        for k, rid in enumerate(waiting):
-            state = "freed" if rid in step.preempted else "new"
-            cast.bean(
-                cv,
-                rid,
-                WAIT_X,
-                GRID_Y0 + 14 + k * 42,
-                state,
-                eid=f"wait-{rid}",
-                focus=rid in ctx.focus,
-            )
+    _side_column(cv, ctx, trace, step)
     used = total - free
     victims = ", ".join(step.preempted)
     if ctx.lang == "zh":
-        desc = f"KV 块：第 {step.index} 步共 {total} 块，占用 {used} 块，空 {free} 块"
+        desc = f"KV 块：第 {step.index} 步共 {total} 块（每块 {bs} 个 token），占用 {used} 块，空 {free} 块"
         desc += f"；{victims} 被抢占、块被释放。" if victims else "。"
     else:
-        desc = f"KV blocks at step {step.index}: {used} of {total} blocks in use, {free} free"
+        desc = (
+            f"KV blocks at step {step.index}: {used} of {total} blocks ({bs} tokens each) in use, "
+            f"{free} free"
+        )
         desc += f"; {victims} preempted and its blocks freed." if victims else "."
     return SceneResult(desc, True)
+
+
+def _side_column(cv: Canvas, ctx: SceneContext, trace: TraceView, step: StepView) -> None:
+    """Right of the pool: who waits (and, when blocks are the reason, how many it needs), who
+    sits out for want of a block, a preempted request's recompute step, a stall to come."""
+    zh = ctx.lang == "zh"
+    sat_out = [r for r in _sat_out(step) if r not in step.preempted]
+    waiting = list(step.waiting)
+    beans = [(r, "freed" if r in step.preempted else "new") for r in waiting]
+    beans += [(r, "idle") for r in sat_out]
+    beans = beans[:MAX_WAITING]
+    if not beans:
+        return
+    head = ctx.word("waiting") if waiting else ctx.word("stalled")
+    cv.layout.place(head, x=WAIT_X, cy=SCENE_TOP + 6, role="label", size=SMALL_SIZE, floor=None)
+    y = GRID_Y0 + 14
+    for rid, state in beans:
+        cast.bean(cv, rid, WAIT_X, y, state, eid=f"wait-{rid}", focus=rid in ctx.focus)
+        note = ""
+        if rid in step.preempted:
+            back = _back_at(trace, rid, step.index)
+            if back is not None:
+                note = f"第 {back} 步重算" if zh else f"redone at {back}"
+        elif rid in waiting:
+            need = _needs(trace, rid)
+            if need > step.free_blocks:
+                note = f"要 {need} 块，空 {step.free_blocks}" if zh else f"needs {need}, {step.free_blocks} free"
+        if note:
+            cv.layout.place(
+                note,
+                x=WAIT_X,
+                cy=y + 30,
+                role="label",
+                size=SMALL_SIZE,
+                max_width=SCENE_X1 - GRID_X1 - 4,
+                max_lines=2,
+                floor=None,
+            )
+            y += 14
+        y += 46
+    if trace.stalled and (sat_out or step is trace.steps[-1]):
+        stop = trace.steps[-1].index + 1
+        cv.layout.place(
+            f"第 {stop} 步全停" if zh else f"all stop at {stop}",
+            x=WAIT_X,
+            cy=min(y, SCENE_Y1 - 30),
+            role="label",
+            size=SMALL_SIZE,
+            max_width=SCENE_X1 - GRID_X1 - 4,
+            max_lines=2,
+            floor=None,
+        )
 
 
 def _block(
@@ -154,12 +257,13 @@ def _block(
     slots = min(bs, 8)
     sw = w / slots
     per_slot = bs / slots
-    if kind in ("running", "stored"):
+    if kind in ("running", "stored", "copy"):
         # one tint over the computed slots, one hatch over the reserved-but-unused ones
         full = sum(1 for k in range(slots) if filled >= (k + 1) * per_slot - 1e-9)
         held = sum(1 for k in range(slots) if reserved >= (k + 1) * per_slot - 1e-9)
         if full:
-            cv.fill(poly_d(rough.rect_poly(x, y, full * sw, BLOCK_H)), colour(kind), TINT_OPACITY + 0.15)
+            tint = colour("running" if kind == "copy" else kind)
+            cv.fill(poly_d(rough.rect_poly(x, y, full * sw, BLOCK_H)), tint, TINT_OPACITY + 0.15)
         if held > full:
             poly = rough.rect_poly(x + full * sw, y, (held - full) * sw, BLOCK_H)
             cv.stroke(rough.hachure(rng, poly, HATCH_GAP), colour("idle"), width=0.9)
@@ -174,6 +278,8 @@ def _block(
     box = rough.rect_poly(x, y, w, BLOCK_H)
     if kind == "freed":
         cv.stroke(rough.jitter_poly(rng, box), colour("freed"), width=1.6, dashed=True)
+    elif kind == "copy":
+        cv.stroke(rough.jitter_poly(rng, box), colour("stored"), width=1.6, dashed=True)
     elif kind == "free":
         cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
     else:

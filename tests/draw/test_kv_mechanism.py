@@ -1,0 +1,94 @@
+"""The KV-block pictures show their concept's mechanism (issue 21.2): a card's two panels on one
+scenario show the same step on the same pool, the pool and block size are written, paging's
+trouble shows the newcomer refused with the blocks it needs, preemption shows who is stuck and
+when the victim is recomputed, and prefix caching draws a shared prefix block once."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipeline.artifacts.sim import trace_values
+from pipeline.artifacts.trace import TraceView
+from pipeline.fields.serving import draw_panel
+from pipeline.fields.serving.scenes.kv_blocks import _cells, pick_step
+from pipeline.fields.serving.showcase import sample_concept
+from sim.presets.scenarios import run_preset
+
+SCENARIOS = ["kv_alloc", "preemption", "prefix_cache"]
+
+
+def _trace(name: str) -> TraceView:
+    return TraceView.from_json(run_preset(name, detail=True))
+
+
+def _pair(scenario: str, lang: str = "zh") -> tuple[str, str]:
+    concept = sample_concept(scenario, "kv_blocks", lang)
+    without, with_ = _trace(f"{scenario}/without"), _trace(f"{scenario}/with")
+    return (
+        draw_panel(concept, "trouble", concept.trouble, without, trace_values(without),
+                   lang=lang, partner=with_),
+        draw_panel(concept, "fix", concept.fix, with_, trace_values(with_), lang=lang,
+                   partner=without),
+    )
+
+
+def _texts(svg: str) -> str:
+    return " ".join(re.findall(r">([^<>]+)</t", svg))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_both_panels_show_one_step_on_one_stated_pool(scenario: str) -> None:
+    trouble, fix = _pair(scenario)
+    heads = [re.search(r"第 (\d+) 步：共 (\d+) 块，每块 (\d+) 个 token", _texts(s)) for s in (trouble, fix)]
+    assert heads[0] and heads[1], "the pool's size and block size head each picture"
+    assert heads[0].groups() == heads[1].groups()
+
+
+def test_paging_trouble_shows_the_newcomer_refused_with_the_blocks_it_needs() -> None:
+    without, with_ = _trace("kv_alloc/without"), _trace("kv_alloc/with")
+    step = pick_step(without, with_)
+    assert "D" in step.waiting and "D" in with_.step(step.index).scheduled
+    trouble, fix = _pair("kv_alloc")
+    assert f"要 5 块，空 {step.free_blocks}" in _texts(trouble)
+    assert step.free_blocks < 5
+    assert "要 5 块" not in _texts(fix)
+
+
+def test_preemption_shows_who_sits_out_the_victims_recompute_and_the_stall() -> None:
+    trouble, fix = _pair("preemption")
+    without = _trace("preemption/without")
+    assert without.stalled
+    stop = without.steps[-1].index + 1
+    assert "卡住了" in _texts(trouble) and f"第 {stop} 步全停" in _texts(trouble)
+    with_ = _trace("preemption/with")
+    step = pick_step(with_, without)
+    assert step.preempted == ("D",)
+    back = next(s.index for s in with_.steps if s.index > step.index and "D" in s.scheduled)
+    assert f"第 {back} 步重算" in _texts(fix)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_the_drawn_pool_adds_up(scenario: str) -> None:
+    """Every drawn block is one physical block: held + shown free never exceeds the pool, and a
+    preemption's freed blocks are drawn where they lie free (not on top of the pool)."""
+    for variant, other in (("without", "with"), ("with", "without")):
+        trace, partner = _trace(f"{scenario}/{variant}"), _trace(f"{scenario}/{other}")
+        step = pick_step(trace, partner)
+        cells = _cells(trace, step, partner.step(step.index), trace.engine.block_size)
+        held = [c for c in cells if c[1] not in ("free", "freed")]
+        assert len(held) == trace.engine.num_blocks - step.free_blocks
+        assert len(cells) - len(held) <= step.free_blocks
+
+
+def test_prefix_caching_draws_the_shared_prefix_once_and_marks_the_copies_without_it() -> None:
+    without, with_ = _trace("prefix_cache/without"), _trace("prefix_cache/with")
+    step = pick_step(with_, without)
+    (owners, n), = with_.step(step.index).shared
+    assert n == 2 and set(owners) == {"A", "B", "C", "D"}
+    fix_cells = _cells(with_, step, without.step(step.index), 4)
+    assert [c for c in fix_cells if c[0] == "ABCD"] == [("ABCD", "stored", 4, 4)] * 2
+    trouble_cells = _cells(without, without.step(step.index), step, 4)
+    copies = [c[0] for c in trouble_cells if c[1] == "copy"]
+    assert sorted(copies) == ["B", "B", "C", "C", "D", "D"]  # A computed it; the rest repeat it
