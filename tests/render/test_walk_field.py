@@ -31,12 +31,12 @@ def _trace(name: str) -> dict[str, Any]:
     return run_preset(name, detail=True)
 
 
-def _page(scenario: str, lang: str) -> BeautifulSoup:
+def _page(scenario: str, lang: str, scene: str | None = None) -> BeautifulSoup:
     plan = load_fixture_plan("plan_small.json" if lang == "zh" else "plan_small_en.json")
     walk = plan.concept(plan.walkthrough.concept)
     assert walk is not None
     for panel in (walk.trouble, walk.fix):
-        panel.scene = FIELD[scenario]  # type: ignore[assignment]
+        panel.scene = scene or FIELD[scenario]  # type: ignore[assignment]
         panel.scenario = scenario
         # the fixture's caption names D's numbers, which not every scenario has (a raw
         # placeholder is refused by the renderer): this test is about the walkthrough
@@ -101,3 +101,21 @@ def test_field_rows_join_the_table_when_the_traces_have_them() -> None:
     assert spec[0] == "—" and NUMBER.match(spec[1])
     sampling = table("parallel_sampling")
     assert NUMBER.match(sampling["D's time to first token (steps)"][0])
+
+
+# memory scenarios (drawn by the kv_blocks scene): the walkthrough draws the KV pool, not tokens
+MEMORY = {"kv_alloc": "kv_blocks", "preemption": "kv_blocks", "prefix_cache": "kv_blocks"}
+
+
+@pytest.mark.parametrize("scenario", list(MEMORY))
+def test_a_memory_concepts_walkthrough_draws_its_kv_pool_step_by_step(scenario: str) -> None:
+    soup = _page(scenario, "zh", MEMORY[scenario])
+    trace = _trace(f"{scenario}/with")
+    rows = soup.select("section[data-section=walkthrough] li.step")
+    assert len(rows) == len(trace["steps"])
+    for row, step in zip(rows, trace["steps"], strict=True):
+        strip = row.select_one("svg.step-strip")
+        assert strip is not None and strip["id"].startswith("blocks-"), "a KV-pool row"
+        held = ", ".join(f"{r} {n}" for r, n in step["blocks"].items()) or "无"
+        assert f"：{held}；空 {step['free_blocks']} 块" in strip.select_one("desc").get_text()
+        assert f"KV 块还空 {step['free_blocks']} 块" in row.get_text()

@@ -172,7 +172,7 @@ class ServingField(Field):
     def walkthrough(
         self, plan: Plan, concept: Concept, sim: SimResults, lang: str
     ) -> tuple[list[WalkStep], list[CompareRow]] | None:
-        from pipeline.fields.serving.steps import draw_step_strip
+        from pipeline.fields.serving.steps import draw_block_strip, draw_step_strip
         from pipeline.fields.serving.walkthrough import comparison_rows, step_sentences
 
         panel = walk_panel(concept, sim)
@@ -181,13 +181,16 @@ class ServingField(Field):
         knobs = panel.knob_values()
         with_trace = sim.trace(panel.scenario, "with", knobs) or TraceView()
         focus = [newcomer(plan)]
+        # each row draws the concept's own mechanism: the KV pool for a memory concept, the
+        # batch against the token budget (with drafts, GPUs, hand-offs) otherwise
+        strip = draw_block_strip if panel.scene == "kv_blocks" else draw_step_strip
         steps = [
             WalkStep(
                 row.index,
                 row.sentence,
-                draw_step_strip(with_trace, row.index, lang=lang, focus=focus),
+                strip(with_trace, row.index, lang=lang, focus=focus),
             )
-            for row in step_sentences(with_trace, lang)
+            for row in step_sentences(with_trace, lang, blocks=strip is draw_block_strip)
         ]
         without_trace = sim.trace(panel.scenario, "without", knobs)
         table = (

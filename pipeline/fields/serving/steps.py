@@ -16,7 +16,7 @@ from pipeline.draw.canvas import Canvas, new_canvas
 from pipeline.draw.defs import STRIP_SIZE
 from pipeline.draw.filters import shared_filter
 from pipeline.draw.palette import TINT_OPACITY, colour
-from pipeline.fields.serving.scenes.common import budget, phase
+from pipeline.fields.serving.scenes.common import budget, engine, phase
 
 WIDTH, HEIGHT = STRIP_SIZE  # the shared "s" wobble filters are sized for it
 INSET = 4.0
@@ -122,6 +122,76 @@ def draw_step_strip(trace: TraceView, step_index: int, *, lang: str,
         desc = f"Step {step_index}: {batch} ({used}/{cap} tokens); waiting: {waiting}."
         title = f"Step {step_index}"
     desc += _extra_desc(step, lang)
+    return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=desc)
+
+
+BLOCK_CELLS = 16  # pool cells a block strip draws across the bar; more free ones are counted
+
+
+def draw_block_strip(trace: TraceView, step_index: int, *, lang: str, focus: list[str]) -> str:
+    """One walkthrough row for a memory concept: the KV pool after that step, block by block
+    (the owner's letter in each held block; blue when a cached prefix block is shared, labelled
+    with all its holders; red dashed where a preemption freed them), the free count, who waits.
+    Drawn from the same cells as the kv_blocks scene, so a row and the card's panel agree."""
+    from pipeline.fields.serving.scenes.kv_blocks import _cells
+
+    step = trace.step(step_index)
+    if step is None:
+        raise KeyError(f"the trace has no step {step_index}")
+    scen = trace.scenario
+    sid = (f"blocks-{scen.id if scen.id is not None else 'sim'}-"
+           f"{scen.variant if scen.variant is not None else 'x'}-{step_index}")
+    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {step_index}",
+                    shared_filter=shared_filter("s", sid))
+    cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
+                    cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
+    bs = engine(trace).block_size
+    cells = _cells(trace, step, None, bs)
+    drawn = cells[:BLOCK_CELLS]
+    pitch = (BAR_X1 - BAR_X0) / BLOCK_CELLS
+    labels: list[tuple[str, float]] = []
+    with cv.batch():
+        for k, (owner, kind, _filled, _reserved) in enumerate(drawn):
+            x = BAR_X0 + k * pitch
+            box = rough.jitter_poly(cv.rng(f"blk-{k}"), rough.rect_poly(x + 1, BAR_Y, pitch - 2, BAR_H), 0.5)
+            if kind == "free":
+                cv.shape(box, colour=colour("idle"), width=1.0)
+            elif kind == "freed":
+                cv.shape(box, colour=colour("freed"), width=1.4, dashed=True)
+            else:
+                tone = "stored" if kind == "stored" else "running"
+                cv.shape(box, fill=colour(tone), opacity=TINT_OPACITY + 0.1, colour=colour(tone),
+                         width=1.4)
+            words = (owner, f"{owner[0]}+") if owner else ()
+            fitting = [w for w in words if fonts.measure(w, fonts.HAND_EN, LABEL_SIZE) <= pitch - 3]
+            if fitting:  # a shared block too narrow for all its holders: the first, and "+"
+                labels.append((fitting[0], x + pitch / 2))
+            if owner in focus and kind != "free":
+                cv.stroke(rough.line(cv.rng(f"focus-{k}"), (x + 2, BAR_Y + BAR_H + 4),
+                                     (x + pitch - 2, BAR_Y + BAR_H + 4), 0.6, 2), width=2.0)
+    if labels:
+        cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=LABEL_SIZE)
+    free = step.free_blocks
+    cv.layout.place(f"空 {free}" if lang == "zh" else f"{free} free", x=WAIT_X0 - 16,
+                    cy=BAR_Y + BAR_H / 2, role="label", size=LABEL_SIZE, anchor="start",
+                    floor=None)
+    for k, rid in enumerate(list(step.waiting)[:2]):
+        state = "freed" if rid in step.preempted else "new"
+        cast.bean(cv, rid, WAIT_X0 + 40 + k * BEAN_PITCH, 30, state, eid=f"wait-{rid}")
+    total = engine(trace).num_blocks
+    held = ", ".join(f"{r} {n}" for r, n in step.blocks.items()) or ("无" if lang == "zh" else "none")
+    waiting = ", ".join(step.waiting) or ("无" if lang == "zh" else "none")
+    if lang == "zh":
+        desc = (f"第 {step_index} 步后的 KV 块（共 {total} 块，每块 {bs} 个 token）：{held}；"
+                f"空 {free} 块；等待：{waiting}。")
+        title = f"第 {step_index} 步"
+    else:
+        desc = (f"KV blocks after step {step_index} ({total} blocks of {bs} tokens): {held}; "
+                f"{free} free; waiting: {waiting}.")
+        title = f"Step {step_index}"
+    if step.preempted:
+        who = ", ".join(step.preempted)
+        desc += f"{who} 被抢占，块被收回。" if lang == "zh" else f" {who} preempted, its blocks freed."
     return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=desc)
 
 

@@ -29,6 +29,8 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "verify": "{who} 验证 {k} 个草稿、接受 {a} 个，写出 {n} 个字",
         "handoff": "{who} 的 KV 搬到解码 GPU（用时 {t} {unit}）",
         "on": "{where} 上：",
+        "took": "{who} 多占 {n} 块",
+        "free": "KV 块还空 {n} 块",
         "total": "本步共 {n} 个 token",
         "join": "；",
         "end": "。",
@@ -53,6 +55,10 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "verify_one": "{who} verifies {k} drafts, accepts {a} and writes 1 token",
         "handoff": "{who}'s KV moves to the decode GPU (takes {t} {unit})",
         "on": "on {where}: ",
+        "took": "{who} takes {n} more KV blocks",
+        "took_one": "{who} takes 1 more KV block",
+        "free": "{n} KV blocks stay free",
+        "free_one": "1 KV block stays free",
         "the": "the ",
         "total": "{n} tokens in this step",
         # English singulars (n == 1); Chinese needs none.
@@ -124,11 +130,13 @@ def _counted(words: Mapping[str, str], key: str, n: int) -> str:
     return words.get(f"{key}_one", words[key]) if n == 1 else words[key]
 
 
-def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
+def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[WalkRow]:
     """One deterministic sentence per step: who got how many tokens, who emitted, who waited;
     with speculative decoding who verified how many drafts, in multi-instance runs on which GPU
-    and whose KV moved to the decode GPU."""
+    and whose KV moved to the decode GPU; with `blocks` (a memory concept's walkthrough), who
+    took how many more KV blocks and how many stay free."""
     words = SENTENCES[lang]
+    held_before: dict[str, int] = {}
     unit = TIME_UNITS[lang][time_unit(trace)][0]
     emitted_before: set[str] = set()
     rows: list[WalkRow] = []
@@ -174,6 +182,13 @@ def step_sentences(trace: TraceView, lang: str) -> list[WalkRow]:
                 moves.setdefault(format_number(moved[1] - moved[0]), []).append(rid)
         for took, who in moves.items():
             parts.append(words["handoff"].format(who=_who(who, lang), t=took, unit=unit))
+        if blocks:
+            for rid, n in step.blocks.items():
+                more = n - held_before.get(rid, 0)
+                if more > 0 and rid not in step.preempted:
+                    parts.append(_counted(words, "took", more).format(who=rid, n=more))
+            parts.append(_counted(words, "free", step.free_blocks).format(n=step.free_blocks))
+            held_before = dict(step.blocks)
         if not parts:
             parts.append(words["idle"])
         total = sum(scheduled.values())
