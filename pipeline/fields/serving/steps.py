@@ -56,23 +56,24 @@ def _drafts(cv: Canvas, rid: str, x: float, w: float, n: int, drafts: int, accep
         cv.stroke(slashes, width=1.6)
 
 
-def draw_step_strip(trace: TraceView, step_index: int, *, lang: str,
-                    focus: list[str]) -> str:
+def _strip_canvas(
+    trace: TraceView, step_index: int, kind: str, lang: str
+) -> tuple[StepView, str, Canvas]:
+    """The step a row draws, its element id (`kind`-scenario-variant-step) and its canvas."""
     step = trace.step(step_index)
     if step is None:
         raise KeyError(f"the trace has no step {step_index}")
     scen = trace.scenario
-    sid = (f"strip-{scen.id if scen.id is not None else 'sim'}-"
+    sid = (f"{kind}-{scen.id if scen.id is not None else 'sim'}-"
            f"{scen.variant if scen.variant is not None else 'x'}-{step_index}")
-    cv = new_canvas(
-        sid,
-        WIDTH,
-        HEIGHT,
-        INSET,
-        lang,
-        f"walkthrough step {step_index}",
-        shared_filter=shared_filter("s", sid),
-    )
+    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {step_index}",
+                    shared_filter=shared_filter("s", sid))
+    return step, sid, cv
+
+
+def draw_step_strip(trace: TraceView, step_index: int, *, lang: str,
+                    focus: list[str]) -> str:
+    step, sid, cv = _strip_canvas(trace, step_index, "strip", lang)
     cap = budget(trace) or 1
     unit = (BAR_X1 - BAR_X0) / cap
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
@@ -135,14 +136,7 @@ def draw_block_strip(trace: TraceView, step_index: int, *, lang: str, focus: lis
     Drawn from the same cells as the kv_blocks scene, so a row and the card's panel agree."""
     from pipeline.fields.serving.scenes.kv_blocks import _cells
 
-    step = trace.step(step_index)
-    if step is None:
-        raise KeyError(f"the trace has no step {step_index}")
-    scen = trace.scenario
-    sid = (f"blocks-{scen.id if scen.id is not None else 'sim'}-"
-           f"{scen.variant if scen.variant is not None else 'x'}-{step_index}")
-    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {step_index}",
-                    shared_filter=shared_filter("s", sid))
+    step, sid, cv = _strip_canvas(trace, step_index, "blocks", lang)
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
                     cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
     bs = engine(trace).block_size
