@@ -92,3 +92,24 @@ def test_prefix_caching_draws_the_shared_prefix_once_and_marks_the_copies_withou
     trouble_cells = _cells(without, without.step(step.index), step, 4)
     copies = [c[0] for c in trouble_cells if c[1] == "copy"]
     assert sorted(copies) == ["B", "B", "C", "C", "D", "D"]  # A computed it; the rest repeat it
+
+
+def _tick_pitch(svg: str) -> float:
+    """The distance between the step axis' ticks 1 and 2 (its tspans' x)."""
+    xs = {t: float(x) for x, t in re.findall(r'<tspan x="([\d.]+)"[^>]*>(\d+)</tspan>', svg)}
+    return xs["2"] - xs["1"]
+
+
+def test_a_timeline_pair_shares_one_step_width() -> None:
+    """Static batching runs longer than continuous batching: on one axis the shorter run ends
+    visibly earlier instead of being stretched to the panel's width."""
+    concept = sample_concept("batching", "timeline", "zh")
+    without, with_ = _trace("batching/without"), _trace("batching/with")
+    assert len(without.steps) > len(with_.steps)
+    a = draw_panel(concept, "trouble", concept.trouble, without, trace_values(without), lang="zh",
+                   partner=with_)
+    b = draw_panel(concept, "fix", concept.fix, with_, trace_values(with_), lang="zh",
+                   partner=without)
+    alone = draw_panel(concept, "fix", concept.fix, with_, trace_values(with_), lang="zh")
+    assert _tick_pitch(a) == pytest.approx(_tick_pitch(b))
+    assert _tick_pitch(alone) > _tick_pitch(b)

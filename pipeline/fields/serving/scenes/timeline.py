@@ -6,7 +6,7 @@ Used for static vs continuous batching, chunked prefill, preemption, admission.
 
 from __future__ import annotations
 
-from pipeline.artifacts.trace import StepView
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.key import draw_key
@@ -50,7 +50,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     assert trace is not None
     rids = request_ids(trace)
     cols = steps(trace)
-    width = (SCENE_X1 - LANE_X0) / max(len(cols), 1)
+    partner = ctx.partner if isinstance(ctx.partner, TraceView) else None
+    # the card's other run of this scenario sets the same step width, so the shorter run ends
+    # visibly earlier on one axis
+    span = max(len(cols), len(steps(partner)) if partner is not None else 0)
+    width = (SCENE_X1 - LANE_X0) / max(span, 1)
     draw_key(cv, ctx, ["new", "running", "waiting"])
     axis_y = SCENE_TOP + LANE_PITCH * len(rids) + AXIS_GAP
     with cv.batch():  # cells of one kind become one path; marks stay on top of the tints
