@@ -61,18 +61,20 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.layout.place(
         label, x=BAR_X0 + w / 2, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE + 0.5, floor=None
     )
-    shown = min(n, MAX_BEANS)
+    letters = list(dict.fromkeys([*ctx.focus, "A", "B", "C", "D"]))
+    shown = min(n, MAX_BEANS, len(letters))
+    # the run's requests are anonymous (R0, R1 ...): the riders are the page's cast, focus
+    # first, and a count for the rest
     for k in range(shown):
-        rid = list(step.scheduled)[k]
         cast.bean(
             cv,
-            rid[-1] if len(rid) > 1 else rid,
+            letters[k],
             BAR_X0 + 16 + k * BEAN_STEP,
             BAR_Y - 24,
             "running",
             eid=f"rider-{k}",
         )
-    count = f"× {n}" if n > shown else ""
+    count = (f"… 共 {n} 个" if ctx.lang == "zh" else f"… {n} in all") if n > shown else ""
     if count:
         cv.layout.place(
             count,
