@@ -21,29 +21,32 @@ KEY_WORDS = {
         "new": "预填",
         "running": "解码",
         "waiting": "等待",
-        "idle": "空闲",
+        "idle": "干等",
         "stored": "缓存",
         "freed": "释放",
         "reserved": "预留空位",
         "held": "已用",
         "copy": "重复的开头",
+        "unused": "块内空位",
     },
     "en": {
         "new": "prefill",
         "running": "decode",
         "waiting": "waiting",
-        "idle": "idle",
+        "idle": "stuck",
         "stored": "cached",
         "freed": "freed",
         "reserved": "reserved",
         "held": "in use",
         "copy": "same prefix again",
+        "unused": "unwritten slots",
     },
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
 
 
-SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved", "freed")
+SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
+                "unused", "freed")
 
 
 def swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
@@ -61,7 +64,7 @@ def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH
         cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour(state), width=1.2)
     elif kind == "waiting":
         cv.stroke(rough.rect(rng, x, y + 2, size, size - 4, 0.3, 1), colour("idle"), width=1.1)
-    elif kind in ("idle", "reserved"):
+    elif kind in ("idle", "reserved", "unused"):
         cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
         cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("idle"), width=1.1)
     elif kind == "freed":

@@ -61,7 +61,7 @@ def test_preemption_shows_who_sits_out_the_victims_recompute_and_the_stall() -> 
     without = _trace("preemption/without")
     assert without.stalled
     stop = without.steps[-1].index + 1
-    assert "卡住了" in _texts(trouble) and f"第 {stop} 步全停" in _texts(trouble)
+    assert "卡住了" in _texts(trouble) and f"到第 {stop} 步全停" in _texts(trouble)
     with_ = _trace("preemption/with")
     step = pick_step(with_, without)
     assert step.preempted == ("D",)

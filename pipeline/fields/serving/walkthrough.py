@@ -108,6 +108,7 @@ TIME_UNITS: Mapping[str, Mapping[str, tuple[str, str]]] = {
 COST_KIND_UNITS: Mapping[str, str] = {"unit": "step", "linear": "ms", "roofline": "ms"}
 DEFAULT_TIME_UNIT = "step"
 TIMED_FIGURES = frozenset({"ttft", "max_gap", "throughput", "perceived"})
+QUIET_WHEN_ZERO = frozenset({"stalls", "preempted"})  # events: a row only when one run has any
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,8 @@ def comparison_rows(
     for key, label in labels.items():
         if a[key] is None and b[key] is None:
             continue
+        if key in QUIET_WHEN_ZERO and not a[key] and not b[key]:
+            continue  # nobody preempted or stalled in either run: the row would say nothing
         rows.append(
             CompareRow(
                 label.format(who=newcomer, unit=unit, unit_one=unit_one),

@@ -138,7 +138,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     kinds = ["held"]
     kinds += ["stored"] if any(c[1] == "stored" for c in cells) else []
     kinds += ["copy"] if any(c[1] == "copy" for c in cells) else []
-    kinds += ["reserved"] if not any(c[1] in ("stored", "copy") for c in cells) else []
+    # hatched slots: a reservation's, or (paged) the unwritten rest of a request's last block
+    hatch = "reserved" if engine(trace).kv_alloc != "paged" else "unused"
+    kinds += [hatch] if not any(c[1] in ("stored", "copy") for c in cells) else []
     kinds += ["freed"] if any(c[1] == "freed" for c in cells) else []
     draw_key(cv, ctx, kinds[:3])
     if ctx.lang == "zh":
@@ -230,7 +232,7 @@ def _side_column(cv: Canvas, ctx: SceneContext, trace: TraceView, step: StepView
     if trace.stalled and (sat_out or step is trace.steps[-1]):
         stop = trace.steps[-1].index + 1
         cv.layout.place(
-            f"第 {stop} 步全停" if zh else f"all stop at {stop}",
+            f"到第 {stop} 步全停" if zh else f"all stop by {stop}",
             x=WAIT_X,
             cy=min(y, SCENE_Y1 - 30),
             role="label",
@@ -282,8 +284,8 @@ def _block(
         cv.stroke(rough.jitter_poly(rng, box), colour("stored"), width=1.6, dashed=True)
     elif kind == "free":
         cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
-    else:
-        cv.stroke(rough.rect(rng, x, y, w, BLOCK_H, 0.5, 1), colour(kind), width=1.6)
+    else:  # a jittered outline: half the bytes of a sketched rectangle, on up to 18 blocks
+        cv.stroke(rough.jitter_poly(rng, box, 0.6), colour(kind), width=1.6)
     if owner:
         cv.layout.place(
             owner,
