@@ -159,6 +159,11 @@ def _block_size(low: int = 2) -> Knob:
     return Knob("block_size", "tokens per KV block", "tokens", low, 8, "engine.block_size")
 
 
+def _pool(low: int, high: int) -> Knob:
+    return Knob("kv_blocks", "KV blocks in the pool (num_blocks)", "blocks", low, high,
+                "engine.num_blocks")
+
+
 def _budget(low: int, high: int) -> Knob:
     return Knob(
         "token_budget", "tokens the engine may schedule per step (max_num_batched_tokens)",
@@ -171,7 +176,7 @@ def _budget(low: int, high: int) -> Knob:
 KNOBS: dict[str, tuple[Knob, ...]] = {
     "kv_cache": (_d_prompt(2, 40),),
     "batching": (_d_prompt(2, 24), _budget(4, 32)),
-    "kv_alloc": (_d_prompt(2, 20), _block_size(3)),
+    "kv_alloc": (_d_prompt(2, 20), _block_size(3), _pool(9, 18)),
     "preemption": (_d_prompt(2, 14), _block_size(3)),
     "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32)),
     "prefix_cache": (_d_prompt(9, 40), _block_size()),

@@ -113,3 +113,16 @@ def test_a_timeline_pair_shares_one_step_width() -> None:
     alone = draw_panel(concept, "fix", concept.fix, with_, trace_values(with_), lang="zh")
     assert _tick_pitch(a) == pytest.approx(_tick_pitch(b))
     assert _tick_pitch(alone) > _tick_pitch(b)
+
+
+def test_a_smaller_pool_shows_paging_run_short_where_reservation_makes_d_wait() -> None:
+    """The kv_blocks knob sets one pool for both runs: with 9 blocks paged allocation runs out
+    mid-answer (D preempted) while reservation keeps D out - the same step, the same pool."""
+    knobs = {"kv_blocks": 9}
+    paged = TraceView.from_json(run_preset("kv_alloc/with", detail=True, knobs=knobs))
+    reserve = TraceView.from_json(run_preset("kv_alloc/without", detail=True, knobs=knobs))
+    step = pick_step(paged, reserve)
+    assert step.preempted == ("D",), "the first preemption in either run is the moment shown"
+    assert pick_step(reserve, paged).index == step.index
+    assert "D" in reserve.step(step.index).waiting
+    assert paged.engine.num_blocks == reserve.engine.num_blocks == 9

@@ -52,13 +52,14 @@ def _tells(step: StepView) -> tuple[object, ...]:
 
 def pick_step(trace: TraceView, partner: TraceView | None = None) -> StepView:
     """The step the panel shows. With the card's other run of the same scenario, both panels
-    show ONE step: the first where the runs differ in who waits, sits out or is preempted, else
-    the step where the two hold the most blocks together. Alone: the first preemption, else the
+    show ONE step: the first preemption in either, else the first step where the runs differ in
+    who waits or sits out, else the step where the two hold the most blocks together. Alone: the first preemption, else the
     last step of a stalled run, else the fullest step."""
     all_steps = trace.steps
     if partner is not None:
         both = [(s, o) for s in all_steps if (o := partner.step(s.index)) is not None]
-        differ = next((s for s, o in both if _tells(s) != _tells(o)), None)
+        evicted = next((s for s, o in both if s.preempted or o.preempted), None)
+        differ = evicted or next((s for s, o in both if _tells(s) != _tells(o)), None)
         if differ is not None:
             return differ
         if both:
