@@ -12,7 +12,7 @@ import pytest
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
 from pipeline.fields.serving import draw_panel
-from pipeline.fields.serving.scenes.kv_blocks import _cells, pick_step
+from pipeline.fields.serving.scenes.kv_blocks import pick_step, pool_cells
 from pipeline.fields.serving.showcase import sample_concept
 from sim.presets.scenarios import run_preset
 
@@ -76,7 +76,7 @@ def test_the_drawn_pool_adds_up(scenario: str) -> None:
     for variant, other in (("without", "with"), ("with", "without")):
         trace, partner = _trace(f"{scenario}/{variant}"), _trace(f"{scenario}/{other}")
         step = pick_step(trace, partner)
-        cells = _cells(trace, step, partner.step(step.index), trace.engine.block_size)
+        cells = pool_cells(trace, step, partner.step(step.index), trace.engine.block_size)
         held = [c for c in cells if c[1] not in ("free", "freed")]
         assert len(held) == trace.engine.num_blocks - step.free_blocks
         assert len(cells) - len(held) <= step.free_blocks
@@ -87,9 +87,9 @@ def test_prefix_caching_draws_the_shared_prefix_once_and_marks_the_copies_withou
     step = pick_step(with_, without)
     (owners, n), = with_.step(step.index).shared
     assert n == 2 and set(owners) == {"A", "B", "C", "D"}
-    fix_cells = _cells(with_, step, without.step(step.index), 4)
+    fix_cells = pool_cells(with_, step, without.step(step.index), 4)
     assert [c for c in fix_cells if c[0] == "ABCD"] == [("ABCD", "stored", 4, 4)] * 2
-    trouble_cells = _cells(without, without.step(step.index), step, 4)
+    trouble_cells = pool_cells(without, without.step(step.index), step, 4)
     copies = [c[0] for c in trouble_cells if c[1] == "copy"]
     assert sorted(copies) == ["B", "B", "C", "C", "D", "D"]  # A computed it; the rest repeat it
 

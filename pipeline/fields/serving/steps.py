@@ -134,13 +134,13 @@ def draw_block_strip(trace: TraceView, step_index: int, *, lang: str, focus: lis
     (the owner's letter in each held block; blue when a cached prefix block is shared, labelled
     with all its holders; red dashed where a preemption freed them), the free count, who waits.
     Drawn from the same cells as the kv_blocks scene, so a row and the card's panel agree."""
-    from pipeline.fields.serving.scenes.kv_blocks import _cells
+    from pipeline.fields.serving.scenes.kv_blocks import pool_cells
 
     step, sid, cv = _strip_canvas(trace, step_index, "blocks", lang)
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
                     cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
     bs = engine(trace).block_size
-    cells = _cells(trace, step, None, bs)
+    cells = pool_cells(trace, step, None, bs)
     drawn = cells[:BLOCK_CELLS]
     pitch = (BAR_X1 - BAR_X0) / BLOCK_CELLS
     labels: list[tuple[str, float]] = []

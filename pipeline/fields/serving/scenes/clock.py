@@ -6,7 +6,6 @@ marks are the trace's token times, so TTFT and ITL read straight off the axis.
 
 from __future__ import annotations
 
-from pipeline.artifacts.trace import TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import FAINT, colour
@@ -17,6 +16,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     fmt,
+    partner_trace,
 )
 
 AXIS_Y = 150.0
@@ -42,7 +42,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     times = list(req.token_times)
     arrival = req.arrival
     end = max([arrival, *times]) or 1.0
-    partner = ctx.partner if isinstance(ctx.partner, TraceView) else None
+    partner = partner_trace(ctx)
     other = partner.requests.get(rid) if partner is not None else None
     if partner is not None and other is not None and partner.cost.time_unit == trace.cost.time_unit:
         # the card's other run of this scenario: one clock for both panels

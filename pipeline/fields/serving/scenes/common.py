@@ -128,5 +128,10 @@ def engine(trace: TraceView) -> EngineView:
     return trace.engine if trace.engine is not None else UNKNOWN_ENGINE
 
 
+def partner_trace(ctx: SceneContext) -> TraceView | None:
+    """The card's other run of the same scenario (`SceneContext.partner`), when it is a trace."""
+    return ctx.partner if isinstance(ctx.partner, TraceView) else None
+
+
 def budget(trace: TraceView) -> int:
     return engine(trace).max_num_batched_tokens

@@ -26,6 +26,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     engine,
+    partner_trace,
 )
 
 PER_ROW = 6
@@ -76,7 +77,7 @@ def _owners_word(owners: tuple[str, ...]) -> str:
     return "".join(owners) if len(owners) <= 4 else f"{owners[0]}+{len(owners) - 1}"
 
 
-def _cells(
+def pool_cells(
     trace: TraceView, step: StepView, partner_step: StepView | None, bs: int
 ) -> list[tuple[str | None, str, int, int]]:
     """The pool at `step` as (owner word, kind, filled slots, reserved slots), one per physical
@@ -129,13 +130,13 @@ def _back_at(trace: TraceView, rid: str, after: int) -> int | None:
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
-    partner = ctx.partner if isinstance(ctx.partner, TraceView) else None
+    partner = partner_trace(ctx)
     step = pick_step(trace, partner)
     partner_step = partner.step(step.index) if partner is not None else None
     bs = engine(trace).block_size
     total = engine(trace).num_blocks
     free = step.free_blocks
-    cells = _cells(trace, step, partner_step, bs)
+    cells = pool_cells(trace, step, partner_step, bs)
     kinds = ["held"]
     kinds += ["stored"] if any(c[1] == "stored" for c in cells) else []
     kinds += ["copy"] if any(c[1] == "copy" for c in cells) else []

@@ -6,7 +6,7 @@ Used for static vs continuous batching, chunked prefill, preemption, admission.
 
 from __future__ import annotations
 
-from pipeline.artifacts.trace import StepView, TraceView
+from pipeline.artifacts.trace import StepView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.key import draw_key
@@ -17,6 +17,7 @@ from pipeline.fields.serving.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    partner_trace,
     phase,
     request_ids,
     steps,
@@ -50,7 +51,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     assert trace is not None
     rids = request_ids(trace)
     cols = steps(trace)
-    partner = ctx.partner if isinstance(ctx.partner, TraceView) else None
+    partner = partner_trace(ctx)
     # the card's other run of this scenario sets the same step width, so the shorter run ends
     # visibly earlier on one axis
     span = max(len(cols), len(steps(partner)) if partner is not None else 0)
