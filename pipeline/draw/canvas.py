@@ -22,7 +22,6 @@ WOBBLE_SCALE = 6
 FILTER_MARGIN = 20  # the filter region reaches past the viewBox so edge strokes still wobble
 SEED_RANGE = 997
 INK_WIDTH = 1.6
-WORDS_FAMILY = "Patrick Hand"  # the words group's defaults; texts state only what differs
 WORDS_SIZE = 11
 PATH_RE = re.compile(r'<path d="([^"]*)"((?: [a-z-]+="[^"]*")*)/>')
 
@@ -190,7 +189,7 @@ class Canvas:
                 {
                     "class": "words",
                     "fill": INK,
-                    "font-family": WORDS_FAMILY,
+                    "font-family": self.layout.family,
                     "font-size": WORDS_SIZE,
                     "text-anchor": "middle",
                 },

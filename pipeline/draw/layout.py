@@ -28,7 +28,9 @@ FLOOR = 0.8  # smallest scale a text may shrink to (also the browser fix loop's 
 SHRINK_STEP = 0.05
 LINE_HEIGHT = 1.15  # line pitch in em for wrapped text
 GAP = 1.0  # minimum clear space between two text boxes (px)
-GROUP_FAMILY = fonts.HAND_EN  # defaults set on the words group (see canvas.py)
+# The words group's defaults (see canvas.py): its family is the page language's hand, so most
+# texts of a drawing state no family of their own.
+GROUP_FAMILY = {"zh": fonts.HAND_ZH, "en": fonts.HAND_EN}
 GROUP_SIZE = 11.0
 GROUP_FILL = "var(--ink)"
 # A text's role when it carries no data-role (most texts are labels; MARKUP.md).
@@ -154,6 +156,11 @@ class TextLayout:
     counter: int = 0
 
     @property
+    def family(self) -> str:
+        """The family the words group sets: the page language's hand."""
+        return GROUP_FAMILY.get(self.lang, fonts.HAND_EN)
+
+    @property
     def region(self) -> Box:
         return Box(self.inset, self.inset, self.width - self.inset, self.height - self.inset)
 
@@ -260,7 +267,7 @@ class TextLayout:
             tid, lines, family, size, sx, sy, anchor, role, alt, floor, limit, css_class
         )
         style = (
-            ("font-family", family if family != GROUP_FAMILY else ""),
+            ("font-family", family if family != self.family else ""),
             ("font-size", num(size) if round(size, 1) != GROUP_SIZE else ""),
             ("text-anchor", anchor if anchor != "middle" else ""),
             ("fill", fill if fill and fill != GROUP_FILL else ""),
@@ -307,7 +314,7 @@ class TextLayout:
             "y": baseline,
         }
         style = (
-            ("font-family", family if family != GROUP_FAMILY else ""),
+            ("font-family", family if family != self.family else ""),
             ("font-size", num(size) if round(size, 1) != GROUP_SIZE else ""),
             ("fill", fill if fill and fill != GROUP_FILL else ""),
         )

@@ -230,7 +230,8 @@ def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: lis
 
 
 def _summary(rows: Sequence[Row], words: Mapping[str, str], lang: str) -> list[str]:
-    """Every cell in words, with the baseline and workload, for the `<desc>` (both layouts)."""
+    """Every cell in words, for the `<desc>` (both layouts). Each row's baseline and workload are
+    the figure's caption below it (`ruler_runs`), in the page's language: not repeated here."""
     out = []
     for row in rows:
         name = row.name(lang)
@@ -242,9 +243,6 @@ def _summary(rows: Sequence[Row], words: Mapping[str, str], lang: str) -> list[s
                 if before is not None and after is not None:
                     said += f" {before:g} → {after:g}"
             out.append(f"{name} {said}")
-        if row.technique is not None and row.technique.baseline_label:
-            out.append(f"{name} vs {row.technique.baseline_label}, "
-                       f"{row.technique.workload_description}")
         if row.costs:
             out.append(f"{name} {cost_text(row, lang)}")
     return out

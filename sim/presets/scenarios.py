@@ -14,6 +14,7 @@ from typing import Any
 from sim.api import run_workload
 from sim.config import CostConfig
 from sim.cost import StepWork, build_cost_model
+from sim.cost.data import gpu_table, model_table
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
@@ -199,6 +200,15 @@ def _fixed_ms(model: Any, work: StepWork) -> float:
     return float(fixed(work)) if fixed is not None else float(model.overhead)
 
 
+def _weights_peak_ms(trace: dict[str, Any]) -> float:
+    """Reading the weights once at the GPU's peak memory bandwidth (each of tp GPUs reads its
+    share): the textbook lower bound of a decode step, before any efficiency or overhead."""
+    cost = trace["cost"]
+    model, gpu = model_table(cost["model"]), gpu_table(cost["gpu"])
+    weight_bytes = float(model["params"]) * float(model["bytes_per_param"])
+    return weight_bytes / int(cost.get("tp") or 1) / float(gpu["hbm_bandwidth"]) * 1000.0
+
+
 def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:
     """Decode-step time, its compute and memory parts and decode tokens/s of the arithmetic
     scenario (averaged over the steps after the prefill). The parts come from the same cost
@@ -216,6 +226,7 @@ def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:
     return {
         "batch": batch,
         "decode_step_ms": round(step_ms, 3),
+        "decode_weights_peak_ms": round(_weights_peak_ms(trace), 4),
         "decode_compute_ms": round(sum(model.compute_ms(w) for w in works) / len(works), 4),
         "decode_memory_ms": round(sum(model.memory_ms(w) for w in works) / len(works), 4),
         "decode_overhead_ms": round(sum(_fixed_ms(model, w) for w in works) / len(works), 4),

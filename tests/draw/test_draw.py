@@ -363,19 +363,49 @@ def test_step_strips_stay_readable_across_the_phone_column(lang: str) -> None:
 
 
 def test_roofline_numbers_come_from_the_trace() -> None:
-    """The memory-bound pair: the step time, arithmetic sliver and tokens/s of each variant are
-    the trace's figures; batch 32's step is barely longer than batch 1's."""
+    """The memory-bound pair: the step time, the weights read at peak bandwidth (the figure an
+    article quotes), the arithmetic sliver and tokens/s of each variant are the trace's figures;
+    both panels share one time axis (the longer step's); batch 32's step is barely longer."""
     seen = {}
+    axis_ends = set()
     for variant in ("without", "with"):
         fig = _trace(f"arithmetic/{variant}").figures
-        words = " ".join(ET.fromstring(_panel_svg("roofline", "arithmetic", variant)).itertext())
-        assert f"读显存 {fig['decode_step_ms']:.1f} 毫秒" in words
+        root = ET.fromstring(_panel_svg("roofline", "arithmetic", variant))
+        words = " ".join(root.itertext())
+        assert f"解码一步 {fig['decode_step_ms']:.1f} 毫秒" in words
+        assert f"满速读权重 {fig['decode_weights_peak_ms']:.1f}" in words
+        rest = fig["decode_step_ms"] - fig["decode_weights_peak_ms"]
+        assert f"多出 {rest:.1f}" in words
         assert f"每秒 {fig['decode_tokens_per_s']:.0f} 个" in words
         assert f"批里 {fig['batch']} 个请求" in words
         calc = fig["decode_compute_ms"]
         assert f"算 {calc:.2f} 毫秒" in words if calc < 0.095 else f"算 {calc:.1f} 毫秒" in words
+        axis = [t for t in root.iter(f"{NS}text") if t.get("data-role") == "axis"]
+        axis_ends |= {"".join(t.itertext()).split()[-2] for t in axis}
         seen[variant] = fig
+    assert len(axis_ends) == 1, f"the two panels end their time axes at {axis_ends}"
     assert seen["with"]["decode_step_ms"] < 1.4 * seen["without"]["decode_step_ms"]
+    # the textbook figure: 16 GB of bf16 weights over 3.35 TB/s
+    assert seen["without"]["decode_weights_peak_ms"] == pytest.approx(4.8, abs=0.05)
+
+
+def test_bars_pair_shares_one_scale_and_says_tokens_per_second() -> None:
+    """Batch 1 beside batch 32: each step bar is as long as its step on ONE scale (the card's
+    longer step), so the wider bar is the longer step; a millisecond run's rate is per second."""
+    widths = {}
+    for variant in ("without", "with"):
+        trace = _trace(f"arithmetic/{variant}")
+        svg = _panel_svg("bars", "arithmetic", variant)
+        # the step bar: the rough rectangle starting at the bar's x (its first path after the GPU)
+        bar = re.search(r'<path d="M112 122H([\d.]+)', svg)
+        assert bar, "no step bar found"
+        widths[variant] = float(bar.group(1)) - 112.0
+        step = next(s for s in trace.steps if s.scheduled and all(n == 1 for n in s.scheduled.values()))
+        rate = len(step.scheduled) / step.duration * 1000.0
+        assert f"每秒 {rate:.0f} 个 token" in svg
+        widths[variant + "-ms"] = step.duration
+    assert widths["with"] / widths["without"] == pytest.approx(
+        widths["with-ms"] / widths["without-ms"], rel=0.02)
 
 
 def test_roofline_refuses_a_trace_without_the_arithmetic_figures() -> None:

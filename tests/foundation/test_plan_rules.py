@@ -106,13 +106,15 @@ def test_placeholders_measured_after_filling(plan_data, corpus):
     panel = data["concepts"][4]["fix"]
     panel["caption"] = "D 等了{D.ttft}步就出字了啊啊啊啊啊啊"  # 14 visible + the filled number
     plan = parse_plan(data)
-    short = plan_violations(plan, corpus, values_for=lambda p: {"D.ttft": "1"})
-    long = plan_violations(plan, corpus, values_for=lambda p: {"D.ttft": "12"})
+    # the example's other captions' placeholders get values that fit
+    others = {"batch": "32"}
+    short = plan_violations(plan, corpus, values_for=lambda p: {**others, "D.ttft": "1"})
+    long = plan_violations(plan, corpus, values_for=lambda p: {**others, "D.ttft": "12"})
     assert short == []
     assert [str(v) for v in long] == [
         "concepts[4].fix.caption: 16 characters after filling, limit 15 (H1)"
     ]
-    unknown = plan_violations(plan, corpus, values_for=lambda p: {})
+    unknown = plan_violations(plan, corpus, values_for=lambda p: others)
     assert any("unknown placeholder {D.ttft}" in str(v) for v in unknown)
 
 

@@ -116,6 +116,8 @@ RUN_MEANINGS: dict[str, tuple[str, str]] = {
     "min_free_blocks": ("fewest free KV blocks after any step", "blocks"),
     "batch": ("requests decoding together in one step", "requests"),
     "decode_step_ms": ("time of one decode step", "ms"),
+    "decode_weights_peak_ms": ("reading the weights once at the GPU's peak memory bandwidth",
+                               "ms"),
     "decode_compute_ms": ("arithmetic part of a decode step", "ms"),
     "decode_memory_ms": ("memory-read part of a decode step", "ms"),
     "decode_overhead_ms": ("fixed overhead of a step", "ms"),

@@ -17,6 +17,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     fmt,
+    partner_trace,
 )
 
 BAR_X0 = 112.0
@@ -44,7 +45,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     step = decode_step(trace)
     n = len(step.scheduled)
     dt = step.duration
-    scale = (SCENE_X1 - 10 - BAR_X0) / (dt * 1.3 or 1.0)
+    # the card's two panels share one scale: the longer of their decode steps
+    partner = partner_trace(ctx)
+    longest = max(dt, decode_step(partner).duration) if partner is not None else dt
+    scale = (SCENE_X1 - 10 - BAR_X0) / (longest * 1.3 or 1.0)
     cast.gpu(cv, 60, BAR_Y - 6, busy=True)
     crate_word = "权重" if ctx.lang == "zh" else "weights"
     rng = cv.rng("crate")
@@ -85,11 +89,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             anchor="start",
             floor=None,
         )
-    rate = n / dt if dt else 0.0
+    # tokens per second when the run is timed in ms (the unit articles and benchmarks quote),
+    # per step otherwise
+    per_second = _unit(ctx) == ctx.word("ms")
+    rate = (n / dt if dt else 0.0) * (1000.0 if per_second else 1.0)
+    per = ("秒" if per_second else _unit(ctx)) if ctx.lang == "zh" else (
+        "second" if per_second else _unit(ctx))
+    shown_rate = (f"{rate:,.0f}" if ctx.lang == "en" else f"{rate:.0f}") if per_second else fmt(rate)
     rate_text = (
-        f"每{_unit(ctx)} {fmt(rate)} 个 token"
-        if ctx.lang == "zh"
-        else f"{fmt(rate)} tokens per {_unit(ctx)}"
+        f"每{per} {shown_rate} 个 token" if ctx.lang == "zh" else f"{shown_rate} tokens per {per}"
     )
     cv.layout.place(
         rate_text,
@@ -105,10 +113,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         head, x=SCENE_X0, cy=27, role="label", size=SMALL_SIZE, anchor="start", floor=None
     )
     if ctx.lang == "zh":
-        desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{_unit(ctx)} {fmt(rate)} 个 token。"
+        desc = f"一次解码步：批里 {n} 个请求，用时 {fmt(dt)} {_unit(ctx)}，每{per} {shown_rate} 个 token。"
     else:
         desc = (
             f"One decode step with a batch of {n} takes {fmt(dt)} {_unit(ctx)}: "
-            f"{fmt(rate)} tokens per {_unit(ctx)}."
+            f"{shown_rate} tokens per {per}."
         )
     return SceneResult(desc, True)
