@@ -192,9 +192,11 @@ def trace_values(trace: TraceView) -> dict[str, str]:
     values["steps"] = str(len(steps))
     values["tokens"] = str(sum(s.total_tokens for s in steps))
     values["preempted"] = str(sum(len(s.preempted) for s in steps))
-    if trace.summary.duration is not None:
+    # A stalled run never finishes: it has no duration or throughput to quote (its summary's
+    # zeros are not measurements), so a caption cannot say "took 0"
+    if trace.summary.duration is not None and not trace.stalled:
         values["duration"] = format_number(trace.summary.duration)
-    if trace.summary.output_throughput is not None:
+    if trace.summary.output_throughput is not None and not trace.stalled:
         values["throughput"] = format_number(trace.summary.output_throughput)
     if steps:
         values["min_free_blocks"] = str(min(s.free_blocks for s in steps))

@@ -79,11 +79,18 @@ class CostView:
 
     kind: str | None = None
     time_unit: str | None = None
+    model: str | None = None  # the model and GPU a roofline or calibrated cost times
+    gpu: str | None = None
+    tp: int = 1  # GPUs the model is split over
 
     @classmethod
     def from_json(cls, data: Json) -> CostView:
-        kind, unit = data.get("kind"), data.get("time_unit")
-        return cls(None if kind is None else str(kind), None if unit is None else str(unit))
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return None if value is None else str(value)
+
+        return cls(text("kind"), text("time_unit"), text("model"), text("gpu"),
+                   int(data.get("tp") or 1))
 
 
 @dataclass(frozen=True)

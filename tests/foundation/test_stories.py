@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import TraceView
 from pipeline.fields.cache import forget_runs
 from pipeline.fields.serving.catalogue import build_catalogue
@@ -30,6 +31,21 @@ def test_a_story_says_what_the_run_does() -> None:
     assert "STALLS" in stalled and "never finishes" in stalled
     preempting = story(TraceView.from_json(run_preset("preemption/with", detail=True)))
     assert "preempted in step" in preempting
+
+
+def test_a_stall_is_told_step_by_step_and_a_stalled_run_has_no_duration() -> None:
+    """The stalled preemption run: B and D get no token in steps 4, 5 and 6 (one span, not
+    "step 4 (3 such steps)"), the run stops after its last step, and it offers no duration or
+    throughput placeholder (its summary's zeros are not measurements)."""
+    trace = TraceView.from_json(run_preset("preemption/without", detail=True))
+    told = story(trace)
+    idle = [s.index for s in trace.steps
+            if {"B", "D"} <= set(s.running) and not {"B", "D"} & set(s.scheduled)]
+    assert f"steps {idle[0]}-{idle[-1]} (B, D)" in told, told
+    assert f"STALLS after step {len(trace.steps)}" in told
+    values = trace_values(trace)
+    assert "duration" not in values and "throughput" not in values
+    assert "duration" in trace_values(TraceView.from_json(run_preset("preemption/with")))
 
 
 def test_changing_a_preset_changes_its_story(monkeypatch: pytest.MonkeyPatch) -> None:

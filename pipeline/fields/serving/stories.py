@@ -13,7 +13,10 @@ from collections.abc import Sequence
 from pipeline.artifacts.sim import format_number
 from pipeline.artifacts.trace import StepView, TraceView
 
-TOLD_REQUESTS = 5  # a story speaks of the first five requests, as the pictures draw them
+# A story speaks of every request of a small run (a run of the cast, or of its parallel
+# samples), and of the first five of a larger one, as the pictures draw them
+TOLD_REQUESTS = 5
+TELL_ALL_UP_TO = 8
 
 
 def _unit(trace: TraceView) -> str:
@@ -42,6 +45,10 @@ def setting(trace: TraceView) -> str:
         "disagg": "a prefill GPU and a decode GPU",
     }.get(e.policy, e.policy)
     parts = [policy, f"token budget {e.max_num_batched_tokens}/step"]
+    cost = trace.cost
+    if cost.model and cost.gpu:
+        gpus = f"{cost.tp} x {cost.gpu} in tensor parallel" if cost.tp > 1 else f"one {cost.gpu}"
+        parts.append(f"{cost.model} on {gpus}")
     if e.max_num_seqs < 64:
         parts.append(f"{e.max_num_seqs} sequence slots")
     if e.num_blocks < 1000:
@@ -79,8 +86,26 @@ def _stalls(trace: TraceView) -> list[tuple[int, list[str]]]:
     return out
 
 
-def request_lines(trace: TraceView, limit: int = TOLD_REQUESTS) -> list[str]:
+def _stall_spans(stalls: Sequence[tuple[int, list[str]]]) -> str:
+    """Stall steps as spans of consecutive steps with the same idle requests:
+    "step 4 (B, D)", "steps 4-5 (B, D) and step 6 (A, B, C, D)"."""
+    spans: list[tuple[int, int, list[str]]] = []
+    for index, who in stalls:
+        if spans and spans[-1][1] == index - 1 and spans[-1][2] == who:
+            spans[-1] = (spans[-1][0], index, who)
+        else:
+            spans.append((index, index, who))
+    said = [
+        (f"step {a}" if a == b else f"steps {a}-{b}") + f" ({', '.join(who)})"
+        for a, b, who in spans
+    ]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def request_lines(trace: TraceView, limit: int | None = None) -> list[str]:
     """One clause per request: arrival, wait, first token (TTFT), preemptions, finish."""
+    if limit is None:
+        limit = len(trace.requests) if len(trace.requests) <= TELL_ALL_UP_TO else TOLD_REQUESTS
     out = []
     unit = "" if _unit(trace) == "steps" else " ms"
     for rid in list(trace.requests)[:limit]:
@@ -118,14 +143,13 @@ def story(trace: TraceView) -> str:
     stalls = _stalls(trace)
     tail = []
     if stalls:
-        first, who = stalls[0]
-        more = f" ({len(stalls)} such steps)" if len(stalls) > 1 else ""
-        tail.append(f"decoding requests get no token in step {first} ({', '.join(who)}){more}")
+        tail.append(f"decoding requests get no token in {_stall_spans(stalls)}")
     preempted = sum(len(s.preempted) for s in trace.steps)
     tail.append(f"{preempted} preemption{'s' if preempted != 1 else ''}" if preempted
                 else "no preemption")
     if trace.stalled:
-        tail.append("the run STALLS: no request can progress")
+        tail.append(f"the run STALLS after step {len(trace.steps)}: from then on no request can "
+                    "progress")
     tail.append(f"{len(trace.steps)} steps in all")
     after = "; ".join(tail)
     text = "; ".join(lines) + ". " + after[:1].upper() + after[1:]
