@@ -42,6 +42,38 @@ FALLBACK_EM = {"wide": 1.0, "narrow": 0.55}
 # The coarsening parameters are part of every cache key: changing them must not reuse old files.
 GRID = f"upm{EMBED_UPM}-tol{IMPLIED_TOLERANCE}"
 METRICS_FORMAT = 2  # 2: advances on the embedded subsets' grid (font_grid)
+# Printable ASCII in the Chinese hand is drawn by the English hand: Ma Shan Zheng's brush digits
+# are hard to tell apart (readers took its 4 for a 9, on the numbers a page exists to show). The
+# Chinese family embeds those characters from Patrick Hand as a second face of the same family,
+# limited to this range, so a text keeps one family and each character is measured in the face
+# that draws it. The space stays the Chinese face's: the face that has the space is the family's
+# first available font, whose ascent and descent set every text box (the layout's).
+LATIN_IN_ZH = (0x21, 0x7E)
+LATIN_RANGE_CSS = f"U+{LATIN_IN_ZH[0]:X}-{LATIN_IN_ZH[1]:X}"
+
+
+def draws_with(ch: str, family: str) -> str:
+    """The family whose glyph a character of a text set in `family` is drawn with."""
+    if family == HAND_ZH and LATIN_IN_ZH[0] <= ord(ch) <= LATIN_IN_ZH[1]:
+        return HAND_EN
+    return family
+
+
+def _runs(text: str, family: str) -> list[tuple[str, str]]:
+    """`text` cut into (family, run) pieces by the face that draws each character."""
+    out: list[tuple[str, str]] = []
+    for ch in text:
+        fam = draws_with(ch, family)
+        if out and out[-1][0] == fam:
+            out[-1] = (fam, out[-1][1] + ch)
+        else:
+            out.append((fam, ch))
+    return out
+
+
+def missing(text: str, family: str) -> set[str]:
+    """Characters of `text` set in `family` that no face of it can draw."""
+    return {ch for fam, run in _runs(text, family) for ch in metrics(fam).missing(run)}
 
 
 def subset_cache_dir() -> Path:
@@ -146,8 +178,10 @@ def metrics(family: str) -> FontMetrics:
 
 
 def measure(text: str, family: str, size: float) -> float:
-    """Width in px of `text` in `family` at `size` px."""
-    return metrics(family).width(text, size)
+    """Width in px of `text` in `family` at `size` px (each character in the face drawing it)."""
+    if family != HAND_ZH:
+        return metrics(family).width(text, size)
+    return sum(metrics(fam).width(run, size) for fam, run in _runs(text, family))
 
 
 @dataclass(frozen=True)
@@ -158,14 +192,17 @@ class FontFace:
     source_file: str
     chars: str
     woff2: bytes
+    unicode_range: str = ""  # the Chinese hand's Latin face (LATIN_IN_ZH); else every character
 
     def css(self) -> str:
-        # One face per family holds every glyph the page uses, so no unicode-range is needed:
-        # the browser falls back only for characters the face does not have.
+        # One face per family holds every glyph the page uses (the Chinese hand has a second,
+        # Latin, face, limited by unicode-range): the browser falls back only for characters
+        # no face has.
         data = base64.b64encode(self.woff2).decode("ascii")
+        limit = f"unicode-range:{self.unicode_range};" if self.unicode_range else ""
         return (
             f"@font-face{{font-family:'{self.family}';font-style:normal;font-weight:400;"
-            f"font-display:block;src:url(data:font/woff2;base64,{data}) format('woff2');}}"
+            f"font-display:block;{limit}src:url(data:font/woff2;base64,{data}) format('woff2');}}"
         )
 
 
@@ -201,11 +238,24 @@ def _subset_file(path: Path, chars: str) -> bytes:
 
 def subset_faces(family: str, text: str) -> list[FontFace]:
     """One @font-face holding every character of `text` the family has (merged from the
-    family's unicode-range slices: one container instead of one per slice saves ~10%)."""
+    family's unicode-range slices: one container instead of one per slice saves ~10%); the
+    Chinese hand's printable ASCII comes after it, as a Latin face from the English hand's files
+    under the Chinese family's name (`draws_with`; the later face is tried first)."""
+    if family == HAND_ZH:
+        latin = "".join(sorted({ch for ch in text if draws_with(ch, family) == HAND_EN}))
+        faces = _own_faces(family, "".join(ch for ch in text if ch not in latin), space=True)
+        for face in _own_faces(HAND_EN, latin, space=False):
+            faces.append(FontFace(family, face.source_file, face.chars, face.woff2,
+                                  LATIN_RANGE_CSS))
+        return faces
+    return _own_faces(family, text, space=True)
+
+
+def _own_faces(family: str, text: str, *, space: bool) -> list[FontFace]:
     m = metrics(family)
     by_file: dict[str, set[str]] = {}
-    # The space is always embedded: text set in the family must not borrow a fallback's space.
-    for ch in set(text) | {" "}:
+    # The space is embedded with the text: it must not borrow a fallback's space.
+    for ch in set(text) | ({" "} if space else set()):
         if ch not in m.file_of or (ch.isspace() and ch != " "):
             continue
         by_file.setdefault(m.file_of[ch], set()).add(ch)

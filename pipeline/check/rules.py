@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 from pipeline.artifacts.check import Box, Problem
 from pipeline.check.measurement import Measurement
+from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.plan.model import MAX_BODY_SENTENCES
 from pipeline.plan.rules import caption_length, count_sentences
 
@@ -154,13 +155,16 @@ def _family(name: str) -> str:
 
 def font_fallbacks(m: Measurement) -> Iterator[Problem]:
     """P16: text with `data-font` (or an SVG text under a `font-family` group) renders all its
-    glyphs in that font (no fallback)."""
+    glyphs in that font (no fallback); the Chinese hand's Latin face is the English hand's
+    glyphs (`fonts.draws_with`)."""
     for target in m.probe.get("fontTargets", []):
         used = m.fonts.get(target["id"])
         if used is None:
             continue
-        wanted = _family(target["font"])
-        others = [f for f in used if _family(f["family"]) != wanted and f["glyphs"] > 0]
+        wanted = {_family(target["font"])}
+        if target["font"] == HAND_ZH:
+            wanted.add(_family(HAND_EN))
+        others = [f for f in used if _family(f["family"]) not in wanted and f["glyphs"] > 0]
         if others:
             names = ", ".join(f"{f['family']} ({f['glyphs']} glyphs)" for f in others)
             yield Problem(

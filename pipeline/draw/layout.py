@@ -180,7 +180,7 @@ class TextLayout:
         """Wrap at full size, then shrink in steps down to `floor`; FitError if still too wide,
         or if the font lacks one of its characters (the browser would draw it in a fallback
         font, which the page check refuses: P16)."""
-        missing = fonts.metrics(family).missing(text)
+        missing = fonts.missing(text, family)
         if missing:
             chars = " ".join(f"'{ch}' (U+{ord(ch):04X})" for ch in sorted(missing))
             raise FitError(

@@ -84,9 +84,14 @@ TECHNIQUES: tuple[TrainingTechnique, ...] = (
         "Llama-3-70B on 64 H100s, pp 4, ZeRO-1, 64 sequences of 8,192 tokens a step",
         lambda: _llama_70b(tp=4, dp=4), lambda: _llama_70b(tp=8, dp=2),
     ),
+    # At one global batch (what training asks for): 8 micro-batches of 1 sequence accumulated
+    # instead of one micro-batch of 8, so the activations of one sequence are held at a time
     TrainingTechnique(
-        "grad_accumulation", "8 micro-batches accumulated per step vs 1", _16,
-        lambda: _llama_8b_16(1), lambda: _llama_8b_16(8),
+        "grad_accumulation",
+        "8 accumulated micro-batches of 1 sequence vs 1 micro-batch of 8, same global batch",
+        _16 + ", a global batch of 128 sequences",
+        lambda: data_parallel(16, 1, m=1, micro_batch=8),
+        lambda: data_parallel(16, 1, m=8, micro_batch=1),
     ),
     TrainingTechnique(
         "comm_overlap", "gradient all-reduce overlapped with the last backward vs after it",

@@ -31,8 +31,9 @@ def parts(html: str) -> dict[str, int]:
         data = re.search(r"base64,([^)]+)\)", face)
         name = f"font {family.group(1) if family else '?'}"
         out[name] = out.get(name, 0) + len(face)
-        if data:
-            out[f"  {name} as woff2"] = len(base64.b64decode(data.group(1)))
+        if data:  # a family may have several faces (the Chinese hand's Latin face)
+            key = f"  {name} as woff2"
+            out[key] = out.get(key, 0) + len(base64.b64decode(data.group(1)))
     styles = re.findall(r"<style[^>]*>(.*?)</style>", html, re.S)
     out["css (without the fonts)"] = sum(len(s.encode()) for s in styles) - sum(map(len, faces))
     scripts = re.findall(r"<script[^>]*>(.*?)</script>", html, re.S)

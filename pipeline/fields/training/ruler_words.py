@@ -23,9 +23,10 @@ WORKLOADS = {
     "70b_pp4": ("70B 大模型，流水线 4 段",
                 "Llama-3-70B，64 张 H100，流水线 4 段，ZeRO-1，每步 64 条 8,192 token 的序列",
                 "a 70B model, pipeline of 4"),
-    "dp16": ("两台机器 16 卡数据并行",
-             "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token",
-             "16 GPUs in 2 nodes"),
+    "dp16_batch128": ("两台机器 16 卡，每步 128 条序列",
+                      "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token，"
+                      "每步共 128 条序列",
+                      "16 GPUs in 2 nodes, a batch of 128"),
     "dp16_mb4": ("两台机器 16 卡，每步 4 个微批",
                  "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token，"
                  "每张卡每步 4 个微批",
@@ -44,7 +45,9 @@ ROWS = {
     "interleaving": ("普通 1F1B（每张卡一段）", "plain 1F1B (one stage per GPU)", "70b"),
     "more_tp": ("张量并行 4 张卡、数据并行 4 份", "tensor parallel over 4 GPUs, data parallel 4",
                 "70b_pp4"),
-    "grad_accumulation": ("每步只算 1 个微批", "one micro-batch per step", "dp16"),
+    "grad_accumulation": ("每张卡一次算完 8 条序列（同样的总批量）",
+                          "one micro-batch of 8 sequences per GPU (the same global batch)",
+                          "dp16_batch128"),
     "comm_overlap": ("反向全部算完再做梯度同步", "the all-reduce after the whole backward",
                      "dp16_mb4"),
 }
