@@ -1,7 +1,7 @@
 """`draw_cast_legend`: the fixed characters (P5) and the colour key (P14) in one strip.
 
 Top row: each cast member as it appears in every panel, with its role; bottom row: one bean per
-state so the colours are learned once (green running, orange new, blue stored, red dashed freed,
+state so the colours are learned once (green running, orange new and prefilling, blue stored, red dashed freed,
 grey idle).
 """
 
@@ -17,14 +17,14 @@ ROLE_SIZE = 14.0
 STATE_WORDS = {
     "zh": {
         "running": "绿：正在跑",
-        "new": "橙：新来的",
+        "new": "橙：刚到，预填",
         "stored": "蓝：存起来",
         "freed": "红虚线：被释放",
         "idle": "灰：空闲",
     },
     "en": {
         "running": "green: running",
-        "new": "orange: new",
+        "new": "orange: new, prefilling",
         "stored": "blue: stored",
         "freed": "red dashed: freed",
         "idle": "grey: idle",

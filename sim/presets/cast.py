@@ -1,4 +1,4 @@
-"""The page's fixed cast: A, B, C are old requests already decoding, D is new and longer.
+"""The page's fixed cast: A, B, C there from the start with short prompts, D later and longer.
 
 Small numbers a reader can check by hand. A, B and C arrive at t=0 with 3, 2 and 3 prompt
 tokens (prefilled in step 1, decoding from step 2); D arrives at t=2 (before step 3 with the
@@ -40,6 +40,16 @@ def cast_requests(
             item["prompt_tokens"] = prompt
         out.append(item)
     return out
+
+
+def cast_words() -> str:
+    """The cast in one line for the prompt, from `CAST` (a preset edit changes it)."""
+    said = []
+    for rid, prompt, max_tokens, arrival in CAST:
+        when = "from the start" if arrival == 0 else f"a little later (t={arrival:g})"
+        said.append(f"{rid} arrives {when} with a {prompt}-token prompt and writes up to "
+                    f"{max_tokens} tokens")
+    return "; ".join(said)
 
 
 def comic_engine(**overrides: Any) -> dict[str, Any]:

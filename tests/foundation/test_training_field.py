@@ -197,7 +197,7 @@ def test_each_technique_is_measured_where_it_matters(sweep: dict[str, Any]) -> N
                 "grad_accumulation"):
         assert not rows[tid]["baseline"]["fits"] and rows[tid]["variant"]["fits"], tid
     assert rows["interleaving"]["baseline"]["bubble"] > 5  # a pipeline with a real bubble
-    for tid in ("grad_accumulation", "comm_overlap"):  # the all-reduce crosses the network
+    for tid in ("comm_overlap",):  # the all-reduce crosses the network
         out = run_training(copy.deepcopy(rows[tid]["baseline"]["workload"]))
         assert out["links"]["dp"] == "network" and out["step"]["exposed"]["dp"] > 0, tid
 

@@ -19,6 +19,7 @@ from pipeline.draw.scene import SceneSpec
 from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
 from pipeline.fields.serving import engine
 from pipeline.fields.serving.catalogue import SCENE_SHOWS, build_catalogue
+from sim.presets.cast import cast_words
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
 
@@ -139,6 +140,7 @@ class ServingField(Field):
             fmt=fmt,
             techniques=catalogue.techniques,
             ruler_metrics=catalogue.ruler_metrics,
+            cast=cast_words(),
         )
 
     def symbols(self) -> Sequence[Symbol]:

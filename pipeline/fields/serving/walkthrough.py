@@ -20,6 +20,7 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "decode_one": "{who} 写 1 个字",
         "prefill": "{who} 预填充 {n} 个 token，还没出字",
         "first": "{who} 算完最后 {n} 个提示词 token，吐出第一个字",
+        "first_whole": "{who} 一步算完整段 {n} 个 token 的提示词，吐出第一个字",
         "recompute": "{who} 重算 {n} 个 token 后接着写",
         "stalled": "{who} 这一步没分到 token，干等",
         "waiting": "{who} 还在排队",
@@ -41,6 +42,7 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "decode_one": "{who} writes 1 token",
         "prefill": "{who} prefills {n} prompt tokens, no output yet",
         "first": "{who} computes its last {n} prompt tokens and emits its first token",
+        "first_whole": "{who} computes its whole {n}-token prompt and emits its first token",
         "recompute": "{who} recomputes {n} tokens, then writes on",
         "stalled": "{who} get no tokens this step and wait",
         "stalled_one": "{who} gets no tokens this step and waits",
@@ -64,6 +66,7 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         # English singulars (n == 1); Chinese needs none.
         "prefill_one": "{who} prefills 1 prompt token, no output yet",
         "first_one": "{who} computes its last prompt token and emits its first token",
+        "first_whole_one": "{who} computes its 1-token prompt and emits its first token",
         "recompute_one": "{who} recomputes 1 token, then writes on",
         "total_one": "1 token in this step",
         "join": "; ",
@@ -140,6 +143,7 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
     held_before: dict[str, int] = {}
     unit = TIME_UNITS[lang][time_unit(trace)][0]
     emitted_before: set[str] = set()
+    scheduled_before: set[str] = set()  # a prompt first scheduled in this step is done whole
     rows: list[WalkRow] = []
     for step in trace.steps:
         scheduled = step.scheduled
@@ -163,7 +167,8 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
             if rid in emitted_before:
                 key = "recompute"
             elif rid in emitted:
-                key = "first"
+                hit = trace.requests[rid].prefix_hit_tokens if rid in trace.requests else 0
+                key = "first" if rid in scheduled_before or hit else "first_whole"
             else:
                 key = "prefill"
             parts.append(_counted(words, key, n).format(who=rid, n=n))
@@ -204,6 +209,7 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
             sentence = sentence[0].upper() + sentence[1:]
         rows.append(WalkRow(step.index, sentence))
         emitted_before |= emitted
+        scheduled_before |= set(scheduled)
     return rows
 
 
