@@ -203,6 +203,10 @@ def test_tp_shards_draws_one_gpu_per_shard_and_the_allreduce() -> None:
         words = _words("tp_shards", "tensor_parallel", variant)
         assert f"one step {fmt(fig['decode_step_ms'])} ms" in words
         assert f"all-reduce {fmt_ms(fig['decode_allreduce_ms'])}" in words
+        # the bar's parts add up to the step: memory + all-reduce + the fixed cost
+        assert f"fixed {fmt_ms(fig['decode_overhead_ms'])}" in words
+        parts = fig["decode_memory_ms"] + fig["decode_allreduce_ms"] + fig["decode_overhead_ms"]
+        assert parts == pytest.approx(fig["decode_step_ms"], abs=0.01)
 
 
 def test_disagg_shows_the_stall_then_a_steady_pace() -> None:

@@ -1,7 +1,8 @@
 """tp_shards: tensor parallelism as tp GPU characters, each with its memory gauge (its slice of the
 weights below, its share of the KV pool above), joined by a link; under them one decode step's
-time bar split into reading memory, the all-reduce sliver, and (drawn beneath, since the step
-takes the slower of the two) the arithmetic.
+time bar split into reading memory, the all-reduce sliver and the step's fixed cost (so its
+parts add up to the step), and (drawn beneath, since the step takes the slower of the two) the
+arithmetic.
 
 Sizes come from `summary.capacity`; the step's parts from the trace's `figures` (the roofline
 cost model that timed the steps, `sim.presets.scenarios.parallel_figures`). The time bar's scale
@@ -39,14 +40,15 @@ MIN_SLIVER = 3.0
 MAX_GPUS = 4
 MAX_PITCH = 120.0  # two GPUs stand together, not at the panel's far ends
 FIGURE_KEYS = ("decode_step_ms", "decode_memory_ms", "decode_compute_ms", "decode_allreduce_ms",
-               "tp")
+               "decode_overhead_ms", "tp")
 WORDS = {
     "zh": {"head": "{tp} 张 GPU，每张存 1/{tp} 的权重", "each": "每张：权重 {w}，KV {kv}",
            "step": "一步 {v} 毫秒", "memory": "读显存 {v}", "allreduce": "全归约 {v}",
-           "compute": "算 {v} 毫秒"},
+           "fixed": "固定 {v}", "compute": "算 {v} 毫秒"},
     "en": {"head": "{tp} GPUs, each holds 1/{tp} of the weights",
            "each": "each: weights {w}, KV {kv}", "step": "one step {v} ms",
-           "memory": "memory {v}", "allreduce": "all-reduce {v}", "compute": "math {v} ms"},
+           "memory": "memory {v}", "allreduce": "all-reduce {v}", "fixed": "fixed {v}",
+           "compute": "math {v} ms"},
 }
 
 
@@ -86,6 +88,8 @@ def _legend_swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
         cv.stroke(rough.jitter_poly(rng, poly, 0.3), width=1.1)
     elif kind == "allreduce":
         cv.fill(poly_d(poly), INK, 0.75)
+    elif kind == "fixed":
+        cv.stroke(rough.jitter_poly(rng, poly, 0.3), width=1.1, dashed=True)
     else:
         cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.2)
         cv.stroke(rough.jitter_poly(rng, poly, 0.3), colour("running"), width=1.1)
@@ -132,6 +136,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.stroke(rough.rect(rng, X0, BAR_Y, mw, BAR_H, 0.5, 1), width=1.6)
     if aw:
         cv.fill(poly_d(rough.rect_poly(X0 + mw, BAR_Y, aw, BAR_H)), INK, 0.75)
+    # the step's fixed cost (launch, scheduling, per-request bookkeeping): dashed, empty
+    fw = max(MIN_SLIVER, fig["decode_overhead_ms"] * scale) if fig["decode_overhead_ms"] else 0
+    if fw:
+        cv.stroke(rough.rect(rng, X0 + mw + aw, BAR_Y, fw, BAR_H, 0.3, 1), width=1.2,
+                  dashed=True)
+    aw += fw
     cw = max(MIN_SLIVER, fig["decode_compute_ms"] * scale)
     cv.fill(poly_d(rough.rect_poly(X0, CALC_Y, cw, CALC_H)), colour("running"),
             TINT_OPACITY + 0.2)
@@ -142,9 +152,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 
     x = X0
     items = [("memory", fig["decode_memory_ms"]), ("allreduce", fig["decode_allreduce_ms"]),
-             ("compute", fig["decode_compute_ms"])]
+             ("fixed", fig["decode_overhead_ms"]), ("compute", fig["decode_compute_ms"])]
     for kind, value in items:
-        if kind == "allreduce" and not value:
+        if kind in ("allreduce", "fixed") and not value:
             continue
         _legend_swatch(cv, kind, x, LEGEND_CY)
         placed = cv.layout.place(words[kind].format(v=fmt_ms(value)), x=x + 13, cy=LEGEND_CY,
