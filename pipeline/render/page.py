@@ -28,6 +28,7 @@ from pipeline.fields import CompareRow
 from pipeline.fonts import HAND_EN, HAND_ZH
 from pipeline.paths import templates_dir
 from pipeline.plan.model import Concept, Plan
+from pipeline.plan.placeholders import fill_placeholders
 from pipeline.render import diagrams as page_draw
 from pipeline.render.cards import card_view, stamp_faces
 from pipeline.render.csp import csp_policy, minify_css, minify_js
@@ -62,13 +63,23 @@ class WalkView:
     columns: tuple[str, str] | None = None
 
 
-def _walk_columns(plan: Plan, concept: Concept) -> tuple[str, str] | None:
-    """The titles of the two worked examples a concept's panels compare, if they differ."""
+def _walk_columns(plan: Plan, concept: Concept, sim: SimResults) -> tuple[str, str] | None:
+    """The two column heads when "without / with" would be wrong: the titles of the two worked
+    examples a concept's panels compare; or, for a concept that is no technique against its
+    baseline (a pipeline with one batch beside one with micro-batches is not "without
+    pipeline parallelism"), the two panels' own captions, filled as the reader saw them."""
     trouble = plan.example(concept.trouble.example) if concept.trouble.example else None
     fix = plan.example(concept.fix.example) if concept.fix.example else None
-    if trouble is None or fix is None or trouble.id == fix.id:
+    if trouble is not None and fix is not None and trouble.id != fix.id:
+        return trouble.title, fix.title
+    if concept.technique is not None or not (concept.trouble.scenario and concept.fix.scenario):
         return None
-    return trouble.title, fix.title
+    trouble_head, fix_head = (
+        fill_placeholders(panel.caption, fields.run_values(plan, concept, panel, sim))
+        if fields.run_view(plan, concept, panel, sim) is not None else panel.caption
+        for panel in (concept.trouble, concept.fix)
+    )
+    return (trouble_head, fix_head) if trouble_head != fix_head else None
 
 
 def _walk_concept(plan: Plan, config: PageConfig, sim: SimResults) -> Concept:
@@ -88,7 +99,8 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
     told = fields.walkthrough(plan, concept, sim, plan.lang)
     steps, table = told if told is not None else ([], [])
     rows = [(step.index, step.sentence, Markup(step.strip)) for step in steps]
-    return WalkView(concept.id, concept.name, intro, rows, table, _walk_columns(plan, concept))
+    return WalkView(concept.id, concept.name, intro, rows, table,
+                    _walk_columns(plan, concept, sim))
 
 
 def walkthrough_table(plan: Plan, config: PageConfig, sim: SimResults) -> list[CompareRow]:

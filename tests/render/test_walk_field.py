@@ -119,3 +119,28 @@ def test_a_memory_concepts_walkthrough_draws_its_kv_pool_step_by_step(scenario: 
         held = ", ".join(f"{r} {n}" for r, n in step["blocks"].items()) or "无"
         assert f"：{held}；空 {step['free_blocks']} 块" in strip.select_one("desc").get_text()
         assert f"KV 块还空 {step['free_blocks']} 块" in row.get_text()
+
+
+def test_the_table_of_a_concept_that_is_no_technique_is_headed_by_its_captions() -> None:
+    """"Without / with X" is right for a technique against its baseline; a concept whose two
+    panels are two settings of one idea (one batch vs micro-batches in a pipeline) has its table
+    headed by the panels' own captions, filled as the reader saw them."""
+    plan = load_fixture_plan("plan_small_en.json")
+    walk = plan.concept(plan.walkthrough.concept)
+    assert walk is not None
+    for panel, caption in ((walk.trouble, "{steps} steps, one at a time"),
+                           (walk.fix, "{steps} steps, batched")):
+        panel.scene, panel.scenario, panel.caption = "timeline", "batching", caption  # type: ignore[assignment]
+    sim = SimResults({f"batching/{v}": _trace(f"batching/{v}") for v in ("without", "with")})
+    steps = {v: len(_trace(f"batching/{v}")["steps"]) for v in ("without", "with")}
+
+    def heads() -> list[str]:
+        html = render_page(plan, fixture_corpus(), PageConfig(lang="en"), sim, None)
+        table = BeautifulSoup(html, "html.parser").select_one("table.compare")
+        assert table is not None
+        return [th.get_text() for th in table.select("thead th")][1:]
+
+    walk.technique = None
+    assert heads() == [f"{steps['without']} steps, one at a time", f"{steps['with']} steps, batched"]
+    walk.technique = "continuous_batching"
+    assert heads() == ["Without", "With"]

@@ -19,9 +19,9 @@ from pipeline.draw.scene import SceneSpec
 from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
 from pipeline.fields.serving import engine
 from pipeline.fields.serving.catalogue import SCENE_SHOWS, build_catalogue
-from sim.presets.cast import cast_words
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
+from sim.presets.cast import cast_words
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults

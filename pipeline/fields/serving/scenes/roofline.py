@@ -15,9 +15,9 @@ import math
 from pipeline.artifacts.trace import TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
+from pipeline.draw.layout import family_for
 from pipeline.draw.palette import FAINT, TINT_OPACITY, colour
 from pipeline.errors import InputError
-from pipeline.draw.layout import family_for
 from pipeline.fields.serving.scenes.common import SCENE_X0, SceneContext, SceneResult, partner_trace
 from pipeline.fonts import measure
 
