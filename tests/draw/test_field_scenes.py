@@ -21,6 +21,7 @@ from pipeline.artifacts.trace import TraceView
 from pipeline.errors import InputError
 from pipeline.fields.serving import draw_panel
 from pipeline.fields.serving.scenes.common import MIN_PHONE_PX, PHONE_PANEL_PX, fmt
+from pipeline.fields.serving.scenes.drafts import slot_kinds
 from pipeline.fields.serving.scenes.tp_shards import fmt_ms
 from pipeline.fields.serving.showcase import sample_concept
 from pipeline.plan.model import Panel
@@ -185,6 +186,16 @@ def test_drafts_show_tokens_per_step_tpot_and_kept_drafts() -> None:
     assert "4/6 drafts kept" in with_  # D's two verify steps: 2 of 3 accepted each
     svg = _panel_svg("drafts", "spec_decode", "with", "en")
     assert svg.count('href="#tj-swatch-accepted"') == 1  # the key uses the shared swatches
+
+
+def test_the_target_models_token_stands_where_the_first_draft_was_rejected() -> None:
+    """Verification stops at the first rejected draft: the target model's own token takes its
+    place (the correction), the drafts after it are thrown away, and only when every draft is
+    accepted does the extra slot hold a token (the bonus)."""
+    assert slot_kinds(3, 2, 3) == ["accepted", "accepted", "target", "empty"]
+    assert slot_kinds(3, 0, 1) == ["target", "thrown", "thrown", "empty"]
+    assert slot_kinds(3, 3, 4) == ["accepted", "accepted", "accepted", "target"]
+    assert slot_kinds(3, 2, 2) == ["accepted", "accepted", "thrown", "empty"]  # max_tokens hit
 
 
 def test_kv_capacity_writes_the_arithmetic_of_its_dtype() -> None:

@@ -1,8 +1,9 @@
 """drafts: speculative decoding on the timeline: each verify step's draft cells in a request's lane.
 
-A verify step gives a request `1 + k` slots: k draft cells drawn pencil-light and dashed, the
-accepted ones inked in green, the rejected ones struck through (red, dashed: invalid), and the
-bonus token (the target model's own next token) marked with a star. Every count comes from the
+A verify step gives a request `1 + k` slots: the accepted drafts inked in green, then the target
+model's own token marked with a star where the first rejected draft was (the correction; after
+all k when every draft is accepted: the bonus), the drafts after it struck through (red, dashed:
+thrown away), the last slot left empty when it is not the bonus's. Every count comes from the
 step's `drafts` / `accepted` / `emitted_tokens` (SIM-specdecode.md); without speculation each
 decode is one plain cell. The row below gives the focus request's tokens per decode step, its
 TPOT, and how many of its drafts were kept.
@@ -38,11 +39,11 @@ STATS_CY = 193.0
 AXIS_Y = 181.0
 STAR_R = 3.2
 WORDS = {
-    "zh": {"accepted": "接受", "rejected": "拒绝", "bonus": "奖励",
+    "zh": {"accepted": "接受", "rejected": "丢掉", "bonus": "大模型写的",
            "stats": "{rid} 每步 {tps} 个 token，每字 {tpot} {unit}", "kept": "草稿留下 {kept}/{drafted}",
            "token": "", "tokens": "", "step": "步", "steps": "步", "ms": "毫秒",
            "plain": "没有草稿"},
-    "en": {"accepted": "accepted", "rejected": "rejected", "bonus": "bonus",
+    "en": {"accepted": "accepted", "rejected": "thrown away", "bonus": "target's token",
            "stats": "{rid}: {tps} {tok}/step, TPOT {tpot} {unit}",
            "token": "token", "tokens": "tokens", "step": "step", "steps": "steps", "ms": "ms",
            "kept": "{kept}/{drafted} drafts kept", "plain": "no drafts"},
@@ -113,20 +114,34 @@ def _verify_cell(cv: Canvas, eid: str, step: StepView, rid: str, x: float, y: fl
               colour("idle"), width=0.9)
     x, w = x + 1.5, w - 3
     sw = w / (s + 1)
-    for i in range(s):
+    for i, kind in enumerate(slot_kinds(s, a, c)):
         sx = x + i * sw
-        if i < kept:
-            _slot_accepted(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
-        else:
+        if kind == "empty":
             _slot_draft(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
-            if i >= a:
-                _strike(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
-    bx = x + s * sw
-    if c > a:
-        _slot_accepted(cv, bx + 0.8, y, sw - 1.6, CELL_H, rng)
-        _star(cv, bx + sw / 2, y + CELL_H / 2, rng)
-    else:
-        _slot_draft(cv, bx + 0.8, y, sw - 1.6, CELL_H, rng)
+        elif kind == "thrown":
+            _slot_draft(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
+            _strike(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
+        else:
+            _slot_accepted(cv, sx + 0.8, y, sw - 1.6, CELL_H, rng)
+            if kind == "target":
+                _star(cv, sx + sw / 2, y + CELL_H / 2, rng)
+
+
+def slot_kinds(drafted: int, accepted: int, emitted: int) -> list[str]:
+    """The `drafted + 1` slots of one verify step, in order: "accepted" drafts, then the target
+    model's own token ("target": the correction where the first rejected draft was, or the bonus
+    after all of them), the drafts after a rejection "thrown" away with it, and the bonus slot
+    "empty" when a draft was rejected. A request that stops (max_tokens) emits fewer."""
+    kept = min(accepted, emitted)
+    out = []
+    for i in range(drafted + 1):
+        if i < kept:
+            out.append("accepted")
+        elif i == accepted and emitted > accepted:
+            out.append("target")
+        else:
+            out.append("thrown" if i < drafted else "empty")
+    return out
 
 
 def focus_request(ctx: SceneContext, trace: TraceView) -> str:
