@@ -48,10 +48,10 @@ COST_SIZE = 13.0
 COST_PAD = 6.0  # a row with costs words grows by COST_PAD + the words' block (`_cost_block`)
 WORDS = {
     "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
-           "worse": "牺牲", "same": "差不多", "costs": "代价在别处："},
+           "worse": "牺牲", "same": "差不多", "costs": "没有一项变差，代价是："},
     "en": {"higher": "higher is better", "lower": "lower is better", "title": "Ruler",
            "better": "improves", "worse": "sacrifices", "same": "about the same",
-           "costs": "costs instead: "},
+           "costs": "no metric worsens; the catch: "},
 }
 
 
