@@ -107,7 +107,6 @@ def _verify_cell(cv: Canvas, eid: str, step: StepView, rid: str, x: float, y: fl
     s = step.drafts[rid]
     a = step.accepted.get(rid, 0)
     c = step.emitted_tokens.get(rid, a + 1)
-    kept = min(a, c)
     rng = cv.rng(eid)
     # the verify step as one pencil box, so neighbouring steps read apart
     cv.stroke(rough.jitter_poly(rng, rough.rect_poly(x - 0.5, y - 2.5, w + 1, CELL_H + 5), 0.4),
