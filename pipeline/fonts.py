@@ -179,8 +179,6 @@ def metrics(family: str) -> FontMetrics:
 
 def measure(text: str, family: str, size: float) -> float:
     """Width in px of `text` in `family` at `size` px (each character in the face drawing it)."""
-    if family != HAND_ZH:
-        return metrics(family).width(text, size)
     return sum(metrics(fam).width(run, size) for fam, run in _runs(text, family))
 
 

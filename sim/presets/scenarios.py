@@ -14,7 +14,7 @@ from typing import Any
 from sim.api import run_workload
 from sim.config import CostConfig
 from sim.cost import StepWork, build_cost_model
-from sim.cost.data import gpu_table, model_table
+from sim.cost.calibrated import machine
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
@@ -202,11 +202,10 @@ def _fixed_ms(model: Any, work: StepWork) -> float:
 
 def _weights_peak_ms(trace: dict[str, Any]) -> float:
     """Reading the weights once at the GPU's peak memory bandwidth (each of tp GPUs reads its
-    share): the textbook lower bound of a decode step, before any efficiency or overhead."""
+    share): the textbook lower bound of a decode step, before any efficiency or overhead. The
+    calibrated model's own per-unit costs (`sim.cost.calibrated.machine`) have it."""
     cost = trace["cost"]
-    model, gpu = model_table(cost["model"]), gpu_table(cost["gpu"])
-    weight_bytes = float(model["params"]) * float(model["bytes_per_param"])
-    return weight_bytes / int(cost.get("tp") or 1) / float(gpu["hbm_bandwidth"]) * 1000.0
+    return float(machine(cost["model"], cost["gpu"], int(cost.get("tp") or 1)).weights_ms)
 
 
 def arithmetic_figures(trace: dict[str, Any]) -> dict[str, float]:

@@ -91,7 +91,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         )
     # tokens per second when the run is timed in ms (the unit articles and benchmarks quote),
     # per step otherwise
-    per_second = _unit(ctx) == ctx.word("ms")
+    per_second = trace.cost.time_unit == "ms"
     rate = (n / dt if dt else 0.0) * (1000.0 if per_second else 1.0)
     per = ("秒" if per_second else _unit(ctx)) if ctx.lang == "zh" else (
         "second" if per_second else _unit(ctx))
