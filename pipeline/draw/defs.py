@@ -6,6 +6,7 @@ and `<use>` these characters instead of repeating them (the page must stay under
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from pipeline.draw import cast, key, panel, rough
@@ -76,3 +77,22 @@ def draw_symbol_defs(lang: str, symbols: Sequence[Symbol] = ()) -> str:
         'xmlns="http://www.w3.org/2000/svg">'
         f"<defs>{''.join(parts)}</defs></svg>"
     )
+
+
+# A shared drawing in the sprites (flat: its shapes hold no nested group).
+SYMBOL_GROUP = re.compile(r'<g id="(tj-[^"]+)">.*?</g>', re.S)
+
+
+def drop_unused_symbols(html: str) -> str:
+    """`html` without the shared drawings nothing on it `<use>`s (a page without speculative
+    decoding needs no draft swatches, a page whose GPUs are all busy no idle GPU): the defs are
+    drawn before the panels, so what they need is known only on the whole page."""
+
+    def keep(m: re.Match[str]) -> str:
+        return m.group(0) if f'href="#{m.group(1)}"' in html else ""
+
+    start = html.find('<svg class="sprites"')
+    if start < 0:
+        return html
+    end = html.find("</svg>", start)
+    return html[:start] + SYMBOL_GROUP.sub(keep, html[start:end]) + html[end:]

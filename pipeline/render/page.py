@@ -23,6 +23,7 @@ from pipeline.artifacts.links import LinkReport
 from pipeline.artifacts.sim import SimResults
 from pipeline.artifacts.sources import Corpus
 from pipeline.config import PageConfig
+from pipeline.draw.defs import drop_unused_symbols
 from pipeline.draw.layout import CJK
 from pipeline.fields import CompareRow
 from pipeline.fonts import HAND_EN, HAND_ZH
@@ -288,10 +289,11 @@ def _assemble(env: Environment, context: Mapping[str, Any]) -> str:
     )
     chars = font_text(draft)
     style = font_css(chars) + "\n" + minify_css(page_css)
-    return template.render(
+    page = template.render(
         **context,
         style=Markup(style),
         script=Markup(script),
         csp=csp_policy(style, [script]),
         licences=licences([family for family in FONT_FAMILIES if chars.get(family)]),
     )
+    return drop_unused_symbols(page)

@@ -176,7 +176,7 @@ def _budget(low: int, high: int) -> Knob:
 KNOBS: dict[str, tuple[Knob, ...]] = {
     "kv_cache": (_d_prompt(2, 40),),
     "batching": (_d_prompt(2, 24), _budget(4, 32)),
-    "kv_alloc": (_d_prompt(2, 20), _block_size(3), _pool(9, 18)),
+    "kv_alloc": (_d_prompt(2, 18), _block_size(3), _pool(8, 18)),
     "preemption": (_d_prompt(2, 14), _block_size(3)),
     "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32)),
     "prefix_cache": (_d_prompt(9, 40), _block_size()),

@@ -126,3 +126,25 @@ def test_a_smaller_pool_shows_paging_run_short_where_reservation_makes_d_wait() 
     assert pick_step(reserve, paged).index == step.index
     assert "D" in reserve.step(step.index).waiting
     assert paged.engine.num_blocks == reserve.engine.num_blocks == 9
+
+
+@pytest.mark.parametrize("lang, word", [("zh", "全停"), ("en", "stuck")])
+def test_a_stalled_timeline_draws_the_stall_after_its_last_step(lang: str, word: str) -> None:
+    """A run that stalls ends in a column of its own: every unfinished lane idle, the axis saying
+    nothing moves; a run that finishes has no such column."""
+    stalled = _trace("preemption/without")
+    done = _trace("preemption/with")
+    concept = sample_concept("preemption", "timeline", lang)
+    svg = draw_panel(concept, "trouble", concept.trouble, stalled, trace_values(stalled), lang=lang)
+    axis = _texts(svg).split()
+    assert axis[-1] == word and axis[-2] == str(len(stalled.steps))
+    unfinished = [r for r, req in stalled.requests.items() if req.finish is None]
+    assert unfinished
+    # idle cells are one batched path, one closed outline per cell: the run's own idle cells
+    # (B and D sit out steps 4-6) plus one per unfinished lane in the stall column
+    idle = [m.group(1) for m in re.finditer(r'<path d="([^"]+)" stroke="var\(--idle\)" '
+                                            r'stroke-width="1"', svg)]
+    sat_out = sum(1 for s in stalled.steps for r in s.running if r not in s.scheduled)
+    assert sum(d.count("Z") for d in idle) == sat_out + len(unfinished)
+    fine = draw_panel(concept, "fix", concept.fix, done, trace_values(done), lang=lang)
+    assert word not in _texts(fine).split()

@@ -52,12 +52,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     rids = request_ids(trace)
     cols = steps(trace)
     partner = partner_trace(ctx)
+    # a run that stalls gets one more column after its last step: every unfinished lane idle,
+    # its axis mark saying that nothing moves from then on (the story's "STALLS after step N")
+    stall = trace.stalled and len(cols) == len(trace.steps)
     # the card's other run of this scenario sets the same step width, so the shorter run ends
     # visibly earlier on one axis
-    span = max(len(cols), len(steps(partner)) if partner is not None else 0)
+    span = max(len(cols) + stall, len(steps(partner)) if partner is not None else 0)
     width = (SCENE_X1 - LANE_X0) / max(span, 1)
     # hatched "idle" cells (running, but given no token this step) get their key word too
-    stuck = any(cell_kind(ctx, rid, step) == "idle" for rid in rids for step in cols)
+    stuck = stall or any(cell_kind(ctx, rid, step) == "idle" for rid in rids for step in cols)
     draw_key(cv, ctx, ["new", "running", "waiting", *(["idle"] if stuck else [])])
     axis_y = SCENE_TOP + LANE_PITCH * len(rids) + AXIS_GAP
     with cv.batch():  # cells of one kind become one path; marks stay on top of the tints
@@ -82,12 +85,18 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     _spark(cv, f"spark-{rid}", x + width - 2, cy - CELL_H / 2 - 2)
                 if rid in step.finished:
                     _flag(cv, f"flag-{rid}", x + width - 1, cy + CELL_H / 2)
+            if stall and req.finish is None:
+                x = LANE_X0 + len(cols) * width
+                _cell(cv, rid, None, "idle", x + 1.5, cy - CELL_H / 2, width - 3)
             if counts:  # how many tokens each step computed for this request
                 cv.layout.place_row(counts, cy=cy, role="label", size=SMALL_SIZE)
     rng = cv.rng("axis")
     cv.stroke(rough.arrow(rng, (LANE_X0, axis_y - 5), (SCENE_X1, axis_y - 5), 0.5, 0, 6), width=1.2)
+    marks = [(str(step.index), LANE_X0 + (j + 0.5) * width) for j, step in enumerate(cols)]
+    if stall:
+        marks.append((ctx.word("all_stop"), LANE_X0 + (len(cols) + 0.5) * width))
     cv.layout.place_row(
-        [(str(step.index), LANE_X0 + (j + 0.5) * width) for j, step in enumerate(cols)],
+        marks,
         cy=axis_y + 4,
         role="axis",
         size=SMALL_SIZE,
@@ -106,18 +115,20 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     worst = max(rids, key=lambda r: (waits[r], r))
     if ctx.lang == "zh":
         desc = f"时间线：{len(rids)} 个请求共 {total} 步；{worst} 排队等了 {waits[worst]} 步。"
+        desc += f"第 {total} 步之后全停。" if stall else ""
     else:
         desc = (
             f"Timeline: {len(rids)} requests over {total} steps; {worst} waited "
             f"{waits[worst]} steps in the queue."
         )
+        desc += f" After step {total} nothing moves." if stall else ""
     return SceneResult(desc, True)
 
 
 def _cell(
     cv: Canvas,
     rid: str,
-    step: StepView,
+    step: StepView | None,
     kind: str | None,
     x: float,
     y: float,
@@ -125,7 +136,7 @@ def _cell(
 ) -> None:
     if kind is None:
         return
-    rng = cv.rng(f"cell-{rid}-{step.index}")
+    rng = cv.rng(f"cell-{rid}-{step.index if step is not None else 'stall'}")
     poly = rough.rect_poly(x, y, w, CELL_H)
     if kind in ("new", "running"):
         cv.shape(
