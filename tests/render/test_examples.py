@@ -124,3 +124,16 @@ def test_frontier_route_comes_from_its_reading_list() -> None:
     assert 3 <= len(plan["route"]) <= 4
     for stop in plan["route"]:
         assert f"]({stop['url']})" in listed
+
+
+def test_the_shared_drawings_are_exactly_those_the_page_uses(example: Rendered) -> None:
+    """Every `<use>` of a shared drawing finds it, and the sprites hold no drawing nothing uses
+    (a serving page with no speculative decoding carries no draft swatches)."""
+    import re
+
+    soup = BeautifulSoup(example.html, "html.parser")
+    defined = {g["id"] for g in soup.select("svg.sprites g[id^=tj-]")}
+    used = set(re.findall(r'href="#(tj-[^"]+)"', example.html))
+    assert used <= defined, sorted(used - defined)
+    assert defined <= used, sorted(defined - used)
+    assert "tj-bean-running" in defined

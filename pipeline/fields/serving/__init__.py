@@ -58,10 +58,9 @@ def _scenes() -> dict[str, SceneSpec]:
         "kv_capacity": kv_capacity, "tp_shards": tp_shards, "disagg": disagg, "slo": slo,
         "streaming": streaming, "sampling": sampling, "load_curve": load_curve,
     }  # fmt: skip
-    return {
-        kind: SceneSpec(kind, SCENE_SHOWS[kind], module.draw, WORDS)
-        for kind, module in modules.items()
-    }
+    draws = {kind: module.draw for kind, module in modules.items()}
+    draws |= {"clock_total": clock.draw_total, "clock_mean": clock.draw_mean}
+    return {kind: SceneSpec(kind, SCENE_SHOWS[kind], fn, WORDS) for kind, fn in draws.items()}
 
 
 def serving_scene(kind: str) -> SceneSpec | None:

@@ -44,6 +44,12 @@ SCENE_SHOWS: dict[str, str] = {
     "and crosses, the batch and the GPU at the first step someone waits",
     "clock": "one request on a time axis: arrival, time to first token, then the gaps between "
     "its tokens (focus picks the request, else D)",
+    "clock_total": "the clock of one request read as ONE number: arrival to last token as a "
+    "single bracket, the split into first token and gaps not shown (what an end-to-end figure "
+    "alone tells; beside a clock panel of the same run)",
+    "clock_mean": "the clock of one request read as its AVERAGE: the tokens after the first "
+    "spaced evenly at their mean gap (what a mean TPOT alone tells; beside a clock panel of the "
+    "same run, which labels its longest gap)",
     "roofline": "one decode step's memory read against its arithmetic, from the roofline "
     "figures only the arithmetic scenario computes",
     "bars": "one decode step as a time bar with the batch riding on it, and tokens per unit "
@@ -72,20 +78,20 @@ SCENE_SHOWS: dict[str, str] = {
 # needs a pool small enough to see.
 DRAWN_BY: dict[str, tuple[str, ...]] = {
     "kv_cache": ("timeline", "budget", "kv_blocks"),
-    "batching": ("timeline", "budget", "queue", "clock"),
+    "batching": ("timeline", "budget", "queue", "clock", "clock_total", "clock_mean"),
     "kv_alloc": ("kv_blocks", "timeline", "queue"),
     "preemption": ("kv_blocks", "timeline"),
-    "chunked_prefill": ("budget", "timeline", "clock"),
+    "chunked_prefill": ("budget", "timeline", "clock", "clock_total", "clock_mean"),
     "prefix_cache": ("kv_blocks", "budget", "timeline"),
     "admission": ("queue", "timeline"),
-    "metrics": ("clock", "timeline"),
+    "metrics": ("clock", "clock_total", "clock_mean", "timeline"),
     "arithmetic": ("roofline", "bars"),
-    "spec_decode": ("drafts", "timeline", "budget", "clock"),
+    "spec_decode": ("drafts", "timeline", "budget", "clock", "clock_total", "clock_mean"),
     "fp8_kv": ("kv_capacity", "kv_blocks", "timeline"),
-    "tensor_parallel": ("tp_shards", "bars", "clock", "timeline"),
-    "disaggregation": ("disagg", "clock"),
-    "streaming": ("streaming", "clock", "timeline"),
-    "goodput": ("slo", "clock", "timeline"),
+    "tensor_parallel": ("tp_shards", "bars", "clock", "clock_total", "clock_mean", "timeline"),
+    "disaggregation": ("disagg", "clock", "clock_total", "clock_mean"),
+    "streaming": ("streaming", "clock", "clock_total", "clock_mean", "timeline"),
+    "goodput": ("slo", "clock", "clock_total", "clock_mean", "timeline"),
     "parallel_sampling": ("sampling",),
     "load_curve": ("load_curve",),
 }

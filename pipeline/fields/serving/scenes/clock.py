@@ -1,14 +1,22 @@
 """clock: one request on a time axis: arrival, time to first token, then the gaps between tokens.
 
 The request is the panel's first focus id (else D, else the slowest to its first token); tick
-marks are the trace's token times, so TTFT and ITL read straight off the axis.
+marks are the trace's token times, so TTFT and ITL read straight off the axis. With many gaps
+the first, the last and the longest are labelled (the longest, when it stands out, as a stall).
+
+The same run read as one number, for a metric card's trouble beside its clock (issue 21.2: a
+metric concept is one run measured two ways):
+- clock_total: arrival to last token as ONE bracket, the tokens unmarked: what an end-to-end
+  figure alone tells;
+- clock_mean: the tokens after the first spaced evenly at their mean gap, one bracket over them
+  labelled with it: what an average alone tells (the stall it hides is the clock's longest gap).
 """
 
 from __future__ import annotations
 
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.palette import FAINT, colour
+from pipeline.draw.palette import FAINT, INK, colour
 from pipeline.fields.serving.scenes.common import (
     SCENE_X0,
     SCENE_X1,
@@ -34,14 +42,31 @@ def pick_request(ctx: SceneContext) -> str:
     return max(reqs, key=lambda r: (reqs[r].ttft or 0, r))
 
 
+READINGS = ("gaps", "total", "mean")
+STALL = 1.5  # a gap this many times the median one is labelled a stall
+
+
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    return _draw(cv, ctx, "gaps")
+
+
+def draw_total(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    return _draw(cv, ctx, "total")
+
+
+def draw_mean(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    return _draw(cv, ctx, "mean")
+
+
+def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
+    zh = ctx.lang == "zh"
     rid = pick_request(ctx)
     req = trace.requests[rid]
-    times = list(req.token_times)
+    real = list(req.token_times)
     arrival = req.arrival
-    end = max([arrival, *times]) or 1.0
+    end = max([arrival, *real]) or 1.0
     partner = partner_trace(ctx)
     other = partner.requests.get(rid) if partner is not None else None
     if partner is not None and other is not None and partner.cost.time_unit == trace.cost.time_unit:
@@ -51,6 +76,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     span = (end - t0) * 1.05 or 1.0
     unit = trace.cost.time_unit or ""
     unit_word = ctx.word("ms") if unit == "ms" else ctx.word("steps")
+    real_gaps = [b - a for a, b in zip(real, real[1:], strict=False)]
+    mean_gap = sum(real_gaps) / len(real_gaps) if real_gaps else 0.0
+    # what the panel draws as token times: the real ones, or evenly spaced at their mean
+    times = (
+        [real[0] + k * mean_gap for k in range(len(real))] if reading == "mean" and real else real
+    )
 
     def xs(t: float) -> float:
         return AXIS_X0 + (t - t0) / span * (AXIS_X1 - AXIS_X0)
@@ -74,27 +105,26 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         cv.layout.place(
             fmt(arrival), x=ax, cy=AXIS_Y + 14, role="axis", size=SMALL_SIZE, floor=None
         )
+    if reading == "total":
+        if real:
+            _bracket(cv, ctx, ax, xs(real[-1]), INK,
+                     f"{'总共' if zh else 'in all'} {fmt(real[-1] - arrival)}")
+            cv.stroke(rough.line(rng, (xs(real[-1]), AXIS_Y - 10), (xs(real[-1]), AXIS_Y + 6),
+                                 0.3, 1), width=1.6)
+            cv.layout.place(fmt(real[-1]), x=xs(real[-1]), cy=AXIS_Y + 14, role="axis",
+                            size=SMALL_SIZE, floor=None)
+        total = fmt(real[-1] - arrival) if real else "?"
+        desc = (
+            f"时间轴：{rid} 在 {fmt(arrival)} 到达，{total} {unit_word}后写完，中间怎么分配看不出。"
+            if zh
+            else f"Clock: {rid} arrives at {fmt(arrival)} and is done {total} {unit_word} later; "
+            "how that time splits is not shown."
+        )
+        return SceneResult(desc, True)
     if times:
         fx = xs(times[0])
-        cv.stroke(
-            rough.line(rng, (ax, BRACKET_Y), (fx, BRACKET_Y), 0.4, 2)
-            + rough.line(rng, (ax, BRACKET_Y - 6), (ax, BRACKET_Y + 6), 0.2, 1)
-            + rough.line(rng, (fx, BRACKET_Y - 6), (fx, BRACKET_Y + 6), 0.2, 1),
-            colour("new"),
-            width=2.0,
-        )
+        _bracket(cv, ctx, ax, fx, colour("new"), f"TTFT {fmt(times[0] - arrival)}")
         cv.stroke(rough.line(rng, (fx, BRACKET_Y + 6), (fx, AXIS_Y), 0.3, 1), FAINT, width=1.0)
-        ttft = f"TTFT {fmt(times[0] - arrival)}"
-        cv.layout.place(
-            ttft,
-            x=(ax + fx) / 2,
-            cy=BRACKET_Y - 14,
-            role="label",
-            size=SMALL_SIZE + 0.5,
-            floor=None,
-            alts=[(max(ax, fx) + 40, BRACKET_Y - 14)],
-        )
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
     for k, t in enumerate(times):
         x = xs(t)
         cv.fill(
@@ -107,9 +137,39 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             colour("running"),
             width=1.2,
         )
+    if reading == "mean":
+        if len(times) > 1:
+            cv.stroke(
+                rough.curve(cv.rng("gap-mean"), [(xs(times[0]) + 3, AXIS_Y + 8),
+                                                  ((xs(times[0]) + xs(times[-1])) / 2, AXIS_Y + 17),
+                                                  (xs(times[-1]) - 3, AXIS_Y + 8)], 0.2, 1),
+                colour("running"),
+                width=1.1,
+            )
+            mid = (xs(times[0]) + xs(times[-1])) / 2
+            cv.layout.place(
+                f"{'平均间隔' if zh else 'mean gap'} {fmt(mean_gap)}",
+                x=mid,
+                cy=AXIS_Y + GAP_LABEL_DY,
+                role="label",
+                size=SMALL_SIZE,
+                floor=None,
+                alts=[(mid - 40, AXIS_Y + GAP_LABEL_DY), (AXIS_X0 + 70, AXIS_Y + GAP_LABEL_DY)],
+            )
+        desc = (
+            f"时间轴：{rid} 的 {len(real_gaps)} 个间隔按平均值 {fmt(mean_gap)} {unit_word}画成一样长。"
+            if zh
+            else f"Clock: {rid}'s {len(real_gaps)} gaps drawn alike at their mean, "
+            f"{fmt(mean_gap)} {unit_word}."
+        )
+        return SceneResult(desc, True)
+    gaps = real_gaps
+    longest = max(range(len(gaps)), key=lambda k: (gaps[k], -k)) if gaps else -1
+    typical = sorted(gaps)[len(gaps) // 2] if gaps else 0.0
+    stall = longest >= 0 and gaps[longest] > STALL * typical
     distinct_positions = len(gaps) <= MAX_GAP_LABELS
     for k, g in enumerate(gaps):
-        if not distinct_positions and k not in (0, len(gaps) - 1):
+        if not distinct_positions and k not in (0, len(gaps) - 1, longest):
             continue
         mid = (xs(times[k]) + xs(times[k + 1])) / 2
         cv.stroke(
@@ -123,13 +183,16 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 0.2,
                 1,
             ),
-            colour("running"),
+            colour("freed") if stall and k == longest else colour("running"),
             width=1.1,
         )
+        label = fmt(g)
+        if stall and k == longest:
+            label = f"{'卡顿' if zh else 'stall'} {label}"
         cv.layout.try_place(
-            fmt(g), x=mid, cy=AXIS_Y + GAP_LABEL_DY, role="label", size=SMALL_SIZE, floor=None
+            label, x=mid, cy=AXIS_Y + GAP_LABEL_DY, role="label", size=SMALL_SIZE, floor=None
         )
-    itl_word = "间隔" if ctx.lang == "zh" else "gaps"
+    itl_word = "间隔" if zh else "gaps"
     if gaps:
         cv.layout.place(
             itl_word,
@@ -141,14 +204,37 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             floor=None,
         )
     ttft_v = fmt(times[0] - arrival) if times else "?"
-    if ctx.lang == "zh":
+    if zh:
         desc = (
             f"时间轴：{rid} 在 {fmt(arrival)} 到达，首个 token用了 {ttft_v} {unit_word}，"
             f"之后 {len(gaps)} 个间隔{('各 ' + fmt(max(gaps))) if gaps and max(gaps) == min(gaps) else ''}。"
         )
+        desc += f"最长一个 {fmt(gaps[longest])}。" if stall else ""
     else:
         desc = (
             f"Clock: {rid} arrives at {fmt(arrival)}, its first token takes {ttft_v} "
             f"{unit_word}, then {len(gaps)} gaps between tokens."
         )
+        desc += f" The longest is {fmt(gaps[longest])}." if stall else ""
     return SceneResult(desc, True)
+
+
+def _bracket(cv: Canvas, ctx: SceneContext, x0: float, x1: float, ink: str, label: str) -> None:
+    """A bracket above the axis from `x0` to `x1`, labelled over its middle."""
+    rng = cv.rng(f"bracket-{label}")
+    cv.stroke(
+        rough.line(rng, (x0, BRACKET_Y), (x1, BRACKET_Y), 0.4, 2)
+        + rough.line(rng, (x0, BRACKET_Y - 6), (x0, BRACKET_Y + 6), 0.2, 1)
+        + rough.line(rng, (x1, BRACKET_Y - 6), (x1, BRACKET_Y + 6), 0.2, 1),
+        ink,
+        width=2.0,
+    )
+    cv.layout.place(
+        label,
+        x=(x0 + x1) / 2,
+        cy=BRACKET_Y - 14,
+        role="label",
+        size=SMALL_SIZE + 0.5,
+        floor=None,
+        alts=[(max(x0, x1) + 40, BRACKET_Y - 14)],
+    )
