@@ -88,8 +88,8 @@
     function show(term) {
       var id = term.getAttribute("aria-describedby") || (term.getAttribute("href") || "").slice(1);
       var note = id ? document.getElementById(id) : null;
-      var text = note ? note.querySelector(".def-text") : null;
-      var named = note ? note.querySelector(".def-term") : null;
+      var text = note ? note.querySelector("span") : null;
+      var named = note ? note.querySelector("a, strong") : null;
       if (!text) { return; }
       pop.textContent = "";
       var name = document.createElement("strong");
