@@ -43,6 +43,7 @@ KEY_WORDS = {
     },
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
+QUOTED_WORDS = {"zh": "引自原文", "en": "quoted"}  # a panel whose numbers are all the article's
 
 
 SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
@@ -97,10 +98,12 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
     return x
 
 
-def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY) -> None:
-    """The 示意值 / illustrative tag: small words in a dashed-free hand-drawn box."""
+def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY,
+             *, quoted: bool = False) -> None:
+    """The 示意值 / illustrative tag (引自原文 / quoted when every number the diagram writes is
+    an article's): small words in a dashed-free hand-drawn box."""
     placed = cv.layout.place(
-        TAG_WORDS[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE, anchor="end", floor=None
+        (QUOTED_WORDS if quoted else TAG_WORDS)[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE, anchor="end", floor=None
     )
     b = placed.box
     rng = cv.rng("tag")

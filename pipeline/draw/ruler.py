@@ -5,7 +5,7 @@ Ink only (the state colours are reserved, P14): a bold FILLED arrow with a check
 metric improves, a thin HOLLOW arrow with a small cross where it is sacrificed, a short wavy dash
 where it barely moves; the arrow points the way the number moved and the measured percentage sits
 next to it, with what the cell shows when it is not the metric's mean ("P99", "TPOT") under it.
-A row none of whose cells worsens says under its cells what it costs instead (its card's
+A row none of whose cells worsens says under its cells, after the same cross, what it costs instead (its card's
 `costs`). Column heads say which way is better; a key in the corner says what filled and hollow
 mean. `narrow=True` stacks each technique's name over its cells for a phone.
 """
@@ -48,10 +48,10 @@ COST_SIZE = 13.0
 COST_PAD = 6.0  # a row with costs words grows by COST_PAD + the words' block (`_cost_block`)
 WORDS = {
     "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
-           "worse": "牺牲", "same": "差不多", "costs": "没有一项变差，代价是："},
+           "worse": "牺牲", "same": "差不多", "costs": "代价不在这几列里："},
     "en": {"higher": "higher is better", "lower": "lower is better", "title": "Ruler",
            "better": "improves", "worse": "sacrifices", "same": "about the same",
-           "costs": "no metric worsens; the catch: "},
+           "costs": "its cost is off these columns: "},
 }
 
 

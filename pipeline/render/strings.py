@@ -30,8 +30,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "route_rule": "用时按原文篇幅估算：中文每分钟 {zh_rate} 字，英文每分钟 {en_rate} 词。",
         "route_minutes": "约 {m} 分钟",
         "route_unknown": "时长未知：读不到原文字数",
-        "route_unchecked_all": "生成本页时没能联网核实这些链接，没存原文的那几站也就算不出用时。",
-        "route_unchecked_some": "其中 {n} 个链接生成本页时没能联网核实。",
+        "route_unchecked_all": "这些链接还没确认能打开；没附原文的一站估不出阅读用时。",
+        "route_unchecked_some": "其中 {n} 个链接还没确认能打开。",
         "route_verified": "已核实 {date}",
         "route_bad": "链接有问题",
         "footer": "出处与说明",
@@ -87,10 +87,9 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "(English), {zh_rate} characters a minute (Chinese).",
         "route_minutes": "about {m} min",
         "route_unknown": "length unknown: the text could not be counted",
-        "route_unchecked_all": "These links could not be checked online when this page was "
-        "built, so a stop with no saved copy shows no reading time.",
-        "route_unchecked_some": "{n} of these links could not be checked online when this page "
-        "was built.",
+        "route_unchecked_all": "These links have not been confirmed to open; a stop without a "
+        "saved copy shows no reading time.",
+        "route_unchecked_some": "{n} of these links have not been confirmed to open.",
         "route_verified": "verified {date}",
         "route_bad": "link problem",
         "footer": "Sources and notes",

@@ -221,7 +221,7 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     assert stops[1]["data-verdict"] == "unverified" and stops[1].select_one(".stop-meta") is None
     assert stops[2]["data-verdict"] == "unverified" and stops[2].select_one(".stop-meta") is None
     rule = soup.select_one(".route-rule").get_text()
-    assert "其中 2 个链接生成本页时没能联网核实。" in rule
+    assert "其中 2 个链接还没确认能打开。" in rule
     assert "未核实" not in soup.select_one("ol.route").get_text()
     assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
 
@@ -294,7 +294,7 @@ def test_english_page_uses_english_labels() -> None:
     assert lines[0].get_text().startswith("Solves: ") and lines[1].get_text().startswith("Costs: ")
     assert [f.get_text() for f in card.select(".panel-label")] == ["trouble", "fix"]
     assert soup.select_one("button.stamp")["aria-label"].startswith("Progress:")
-    assert "could not be checked online" in soup.select_one(".route-rule").get_text()
+    assert "have not been confirmed to open" in soup.select_one(".route-rule").get_text()
     assert soup.select_one("h1 > span")["data-font"] == "Patrick Hand"
     assert not re.search(r"[\u4e00-\u9fff]", soup.select_one("section[data-section=walkthrough]")
                          .get_text())

@@ -53,16 +53,18 @@ class GeneralField(Field):
     page_words = {
         "zh": {
             "ruler_legend": "同一把尺子量所有招数：看每招让哪项指标变好、哪项变差（方向出自所引原文）。",
-            "illustrative_note": "标着“示意值”的图和表，数字来自小算例：有的照引原文，有的是取整的示意数，"
-            "其余由 tujie 按公式算出，便于手算核对，不是真实测量。",
+            "illustrative_note": "标着“引自原文”的图，数字照引原文（原文自己的统计或测量），或只由这些数按公式算出；"
+            "标着“示意值”的图和表用小算例：有的数照引原文，其余是取整的示意数或由 tujie 按公式算出，"
+            "便于手算核对，不是实测。",
         },
         "en": {
             "ruler_legend": "One ruler for every trick: which metric gets better, which gets worse "
             "(each direction as the cited source says).",
-            "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers "
-            "from small worked examples: quoted from the articles or chosen small and round, "
-            "the rest computed by tujie, small enough to check by hand; they are not "
-            "measurements.",
+            "illustrative_note": "Diagrams tagged “quoted” write only numbers quoted from the "
+            "articles (their own surveys or measurements) or computed from those alone; "
+            "diagrams and tables tagged “illustrative” use small worked examples: some numbers "
+            "quoted, the rest chosen small and round or computed by tujie, small enough to "
+            "check by hand, and not measurements.",
         },
     }
 
