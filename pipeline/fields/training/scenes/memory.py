@@ -119,11 +119,17 @@ def _desc(lang: str, view: TrainingView) -> str:
     for rank, m in enumerate(view.memory):
         sizes = (gb(m.params + m.buffers), gb(m.grads), gb(m.optimizer), gb(m.activations))
         fits = m.fits
+        # the weight block holds ZeRO-3's gather buffer too: say how much of it is the buffer
+        buffer = ""
+        if m.buffers:
+            buffer = (f"（其中收集缓冲 {gb(m.buffers)}）" if lang == "zh"
+                      else f" incl. a {gb(m.buffers)} gather buffer")
         if lang == "zh":
-            parts.append(f"GPU {rank} 共 {gb(m.total)} GB（权重 {sizes[0]}、梯度 {sizes[1]}、"
-                         f"优化器 {sizes[2]}、激活 {sizes[3]}），{'装得下' if fits else '装不下'}")
+            parts.append(f"GPU {rank} 共 {gb(m.total)} GB（权重 {sizes[0]}{buffer}、梯度 "
+                         f"{sizes[1]}、优化器 {sizes[2]}、激活 {sizes[3]}），"
+                         f"{'装得下' if fits else '装不下'}")
         else:
-            parts.append(f"GPU {rank} {gb(m.total)} GB (weights {sizes[0]}, gradients "
+            parts.append(f"GPU {rank} {gb(m.total)} GB (weights {sizes[0]}{buffer}, gradients "
                          f"{sizes[1]}, optimizer {sizes[2]}, activations {sizes[3]}), "
                          f"{'fits' if fits else 'does not fit'}")
     if lang == "zh":
