@@ -225,10 +225,18 @@ def _route(plan: Plan, corpus: Corpus, links: LinkReport | None, notes: Annotato
         "route": list(zip(route, route_why, strict=True)),
         "route_unchecked": _unchecked_sentence(route, plan.lang),
         "ticks": {stop.number: page_draw.tick_svg(seed_id=f"tick-{stop.number}") for stop in route},
-        "route_rule": ui(plan.lang)["route_rule"].format(
-            zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
-        ),
+        "route_rule": _route_rule(route, plan.lang),
     }
+
+
+def _route_rule(route: list[RouteView], lang: str) -> str:
+    """How the minutes were estimated, or, when no stop has any (no saved copy, no count from
+    the link check), that none could be: never a rule for times the page does not show."""
+    if not any(stop.minutes for stop in route):
+        return str(ui(lang)["route_no_minutes"])
+    return str(ui(lang)["route_rule"]).format(
+        zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
+    )
 
 
 def _unchecked_sentence(route: list[RouteView], lang: str) -> str:
