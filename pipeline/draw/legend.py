@@ -18,16 +18,16 @@ STATE_WORDS = {
     "zh": {
         "running": "绿：正在跑",
         "new": "橙：刚到，预填",
-        "stored": "蓝：存起来",
+        "stored": "蓝：缓存里共用",
         "freed": "红虚线：被释放",
-        "idle": "灰：空闲",
+        "idle": "灰：空闲或干等",
     },
     "en": {
         "running": "green: running",
         "new": "orange: new, prefilling",
-        "stored": "blue: stored",
+        "stored": "blue: cached, shared",
         "freed": "red dashed: freed",
-        "idle": "grey: idle",
+        "idle": "grey: idle or stuck",
     },
 }
 STATES = ("running", "new", "stored", "freed", "idle")
