@@ -4,7 +4,9 @@ small: KV bytes per token, bytes per block, blocks and tokens that fit.
 
 Every number is a term of the trace's `summary.capacity` (SIM-FIELD.md 2); the blocks and who
 holds them come from the step records. The KV sliver of the bar is not to scale (it would be a
-hair); the zoom lines say so, and the zoomed box keeps bytes to scale: an fp8 block is half as
+hair); the zoom lines say so, and the rest of the memory is labelled as left out of the example
+(the comic keeps a pool of a few blocks: a reader took "reserved 55.9 GB" for memory vLLM
+leaves idle), and the zoomed box keeps bytes to scale: an fp8 block is half as
 wide as a bf16 block, so twice as many fit in the same space.
 """
 
@@ -36,10 +38,10 @@ BEAN_PITCH = 34.0
 MATH_CY = (170.0, 190.0)
 MAX_BLOCKS = 24
 WORDS = {
-    "zh": {"weights": "权重 {v}", "other": "预留 {v}", "kv": "KV {v}",
+    "zh": {"weights": "权重 {v}", "other": "本例不用 {v}", "kv": "KV {v}",
            "line1": "每个 token KV {tok} ({dtype})，一块 {bs} 个 token {blk}",
            "line2": "{budget} ÷ {blk} = {n} 块，装 {fit} 个 token", "out": "挤出去了"},
-    "en": {"weights": "weights {v}", "other": "reserved {v}", "kv": "KV {v}",
+    "en": {"weights": "weights {v}", "other": "not in the example {v}", "kv": "KV {v}",
            "line1": "KV per token {tok} ({dtype}), a {bs}-token block {blk}",
            "line2": "{budget} ÷ {blk} = {n} blocks = {fit} tokens", "out": "pushed out"},
 }
