@@ -23,7 +23,7 @@ from pipeline.plan.model import Plan
 BASELINES_ZH = {
     "continuous_batching": "静态批处理（一批写完才换下一批）",
     "paged_kv": "每个请求预留整段 {max_model_len} 个 token 的上下文",
-    "chunked_prefill": "先做完整预填充（期间解码暂停）",
+    "chunked_prefill": "不切块（整段预填充和解码挤在同一步）",
     "prefix_caching": "不开前缀缓存",
     "token_budget": "每步 {max_num_batched_tokens} 个 token 的预算",
     "spec_decode": "不做投机解码",

@@ -164,10 +164,10 @@ def _pool(low: int, high: int) -> Knob:
                 "engine.num_blocks")
 
 
-def _budget(low: int, high: int) -> Knob:
+def _budget(low: int, high: int, variants: tuple[str, ...] = VARIANTS) -> Knob:
     return Knob(
         "token_budget", "tokens the engine may schedule per step (max_num_batched_tokens)",
-        "tokens", low, high, "engine.max_num_batched_tokens",
+        "tokens", low, high, "engine.max_num_batched_tokens", variants=variants,
     )
 
 
@@ -178,7 +178,8 @@ KNOBS: dict[str, tuple[Knob, ...]] = {
     "batching": (_d_prompt(2, 24), _budget(4, 32)),
     "kv_alloc": (_d_prompt(2, 18), _block_size(3), _pool(8, 18)),
     "preemption": (_d_prompt(2, 14), _block_size(3)),
-    "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32)),
+    # with chunking off vLLM needs a budget of the whole context: the budget is the fix's knob
+    "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32, variants=("with",))),
     "prefix_cache": (_d_prompt(9, 40), _block_size()),
     "admission": (_d_prompt(2, 12),),
     "metrics": (_d_prompt(2, 40),),

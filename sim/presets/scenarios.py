@@ -18,7 +18,7 @@ from sim.cost.calibrated import machine
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
 from sim.presets.cast import cast_requests, comic_engine
-from sim.presets.field import FIELD_CATALOGUE
+from sim.presets.field import COMIC_LINEAR, FIELD_CATALOGUE
 from sim.presets.field_more import FIELD_MORE_CATALOGUE, FIELD_MORE_FIGURES
 from sim.presets.knobs import KNOBS, Knob, apply_knobs
 
@@ -105,11 +105,13 @@ _CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     (
         "chunked_prefill",
         "Chunked prefill",
-        "Budget 8, linear cost (ms). Prefill-first runs D's whole 12-token prompt in a step of its "
-        "own while A, B, C wait (a generation stall); chunked prefill feeds D in chunks alongside "
-        "their decodes.",
-        _w(comic_engine(policy="prefill_first"), LINEAR),
-        _w(comic_engine(), LINEAR),
+        "Comic linear cost (ms: 1 a step plus 0.25 a token). Chunking off (vLLM then needs a "
+        "budget of the whole context, 64): D's whole 12-token prompt joins A, B, C's decodes in "
+        "one step, which takes far longer than a step of decodes, so their next token is late (a "
+        "generation stall); chunked prefill (budget 8) feeds D in chunks alongside their decodes, "
+        "every step the same short length, and D's first token comes a little later.",
+        _w(comic_engine(max_num_batched_tokens=64, enable_chunked_prefill=False), COMIC_LINEAR),
+        _w(comic_engine(), COMIC_LINEAR),
     ),
     (
         "prefix_cache",

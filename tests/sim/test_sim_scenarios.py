@@ -100,13 +100,15 @@ def max_itl(trace: dict[str, Any], rid: str) -> float:
 
 
 def test_chunked_prefill_removes_the_generation_stall() -> None:
+    """Chunking off, D's whole prompt joins the decodes in one step (as vLLM mixes them), and
+    that step outlasts every other: the old requests' next token is late. Chunked, no step
+    holds more than the budget and the old requests' gaps shrink."""
     without, with_ = pair("chunked_prefill")
-    stall = [
-        s
-        for s in without["steps"]
-        if "D" in s["scheduled"] and not any(r in s["scheduled"] for r in "ABC")
-    ]
-    assert stall and stall[0]["scheduled"] == {"D": 12}
+    whole = [s for s in without["steps"] if s["scheduled"].get("D") == 12]
+    assert len(whole) == 1 and all(r in whole[0]["scheduled"] for r in "ABC")
+    longest = max(s["end"] - s["start"] for s in without["steps"])
+    assert whole[0]["end"] - whole[0]["start"] == longest
+    assert all(sum(s["scheduled"].values()) <= 8 for s in with_["steps"])
     for s in with_["steps"]:
         assert all(
             r in s["scheduled"] for r in s["running"] if r in "ABC" and r not in s["finished"]

@@ -45,6 +45,8 @@ def setting(trace: TraceView) -> str:
         "disagg": "a prefill GPU and a decode GPU",
     }.get(e.policy, e.policy)
     parts = [policy, f"token budget {e.max_num_batched_tokens}/step"]
+    if e.policy == "vllm" and not e.enable_chunked_prefill:
+        parts.append("chunked prefill off (a whole prompt shares one step with the decodes)")
     cost = trace.cost
     if cost.model and cost.gpu:
         gpus = f"{cost.tp} x {cost.gpu} in tensor parallel" if cost.tp > 1 else f"one {cost.gpu}"
