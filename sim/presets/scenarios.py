@@ -7,6 +7,7 @@ Preset names are ``<scenario id>/<variant>`` (variants ``without`` and ``with``)
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from sim.cost import StepWork, build_cost_model
 from sim.cost.calibrated import machine
 from sim.errors import PresetNotFound
 from sim.goldens import golden_workloads
-from sim.presets.cast import cast_requests, comic_engine
+from sim.presets.cast import D_ARRIVAL, cast_requests, comic_engine
 from sim.presets.field import COMIC_LINEAR, FIELD_CATALOGUE
 from sim.presets.field_more import FIELD_MORE_CATALOGUE, FIELD_MORE_FIGURES
 from sim.presets.knobs import KNOBS, Knob, apply_knobs
@@ -152,12 +153,46 @@ _CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
 ]
 
 
+def _step_ends(workload: dict[str, Any], arrival: float | None) -> list[float]:
+    """The ends of the run's steps, with D arriving at `arrival` (None: D left out)."""
+    run = copy.deepcopy(workload)
+    run["requests"] = [r for r in run["requests"] if r["id"] != "D" or arrival is not None]
+    for r in run["requests"]:
+        if r["id"] == "D":
+            r["arrival"] = arrival
+    return [float(s["end"]) for s in run_workload(run, detail=True)["steps"]]
+
+
+def _timed_d_arrival(pair: tuple[dict[str, Any], ...]) -> float | None:
+    """D's arrival in a timed pair of runs (a cost in ms) so that it joins step 3, as with the
+    unit cost (D at t=2, before step 3): just after the later of the two first steps ends, on
+    a half millisecond, when that falls inside both runs' second step; None to keep the cast's
+    (a unit cost, a run without the cast's D at t=2, or no such moment)."""
+    if any(w.get("cost", {}).get("kind", "unit") == "unit" for w in pair):
+        return None
+    ds = [next((r for r in w.get("requests", []) if r["id"] == "D"), None) for w in pair]
+    if any(d is None or d.get("arrival") != D_ARRIVAL for d in ds):
+        return None
+    first = max(_step_ends(w, None)[0] for w in pair)
+    arrival = math.floor(first * 2 + 1) / 2
+    for w in pair:
+        ends = _step_ends(w, arrival)
+        if len(ends) < 2 or not ends[0] < arrival < ends[1]:
+            return None
+    return arrival
+
+
 def _build() -> dict[str, Scenario]:
     out: dict[str, Scenario] = {}
     for sid, title, description, without, with_ in _CATALOGUE + FIELD_CATALOGUE + FIELD_MORE_CATALOGUE:
         variants: dict[str, dict[str, Any]] = {}
+        arrival = _timed_d_arrival((without, with_))
         for variant, workload in zip(VARIANTS, (without, with_), strict=True):
             workload = copy.deepcopy(workload)
+            if arrival is not None:
+                for r in workload["requests"]:
+                    if r["id"] == "D":
+                        r["arrival"] = arrival
             workload["scenario"] = {
                 "id": sid,
                 "variant": variant,

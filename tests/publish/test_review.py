@@ -135,24 +135,24 @@ def test_a_changed_number_is_listed_with_before_and_after(
 ) -> None:
     first = with_sim(build(label="v1", reviewed=False), example_sim)
     recorded = ReviewReport.load(first / "review.json").numbers
-    assert any(n.key == "chunked_prefill/without:D.ttft" and n.value == "5.8" for n in recorded)
+    assert any(n.key == "chunked_prefill/without:D.ttft" and n.value == "6" for n in recorded)
     publish(first, site, name="llm")
 
     def slower(trace: dict) -> None:
-        trace["requests"]["D"]["ttft"] = 6.4
+        trace["requests"]["D"]["ttft"] = 6.6
 
     second = with_sim(build(label="v1", reviewed=False), example_sim, slower)
     report = review(second, site)
     assert report.numbers_compared
     changes = {c.key: c for c in report.number_changes}
     ttft = changes["chunked_prefill/without:D.ttft"]
-    assert (ttft.label, ttft.before, ttft.after, ttft.unit) == ("D's TTFT", "5.8", "6.4", "ms")
+    assert (ttft.label, ttft.before, ttft.after, ttft.unit) == ("D's TTFT", "6", "6.6", "ms")
     assert "分块预填充" in ttft.where  # the card that draws it
     walk = [c for c in report.number_changes if c.key.startswith("walkthrough:")]
-    assert [(c.before, c.after) for c in walk] == [("5.8", "6.4")]  # the table shows it too
+    assert [(c.before, c.after) for c in walk] == [("6", "6.6")]  # the table shows it too
     assert len(report.number_changes) == 2 and "2 numbers" in report.summary
     page = (second / "review.html").read_text(encoding="utf-8")
-    assert "D&#39;s TTFT" in page and "5.8 → 6.4 ms" in page
+    assert "D&#39;s TTFT" in page and "6 → 6.6 ms" in page
 
 
 def test_a_page_published_without_numbers_says_so(build: Build, site: Path, example_sim: Path) -> None:
