@@ -103,7 +103,8 @@ def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY
     """The 示意值 / illustrative tag (引自原文 / quoted when every number the diagram writes is
     an article's): small words in a dashed-free hand-drawn box."""
     placed = cv.layout.place(
-        (QUOTED_WORDS if quoted else TAG_WORDS)[lang], x=right - 5, cy=cy, role="tag", size=TAG_SIZE, anchor="end", floor=None
+        (QUOTED_WORDS if quoted else TAG_WORDS)[lang], x=right - 5, cy=cy, role="tag",
+        size=TAG_SIZE, anchor="end", floor=None,
     )
     b = placed.box
     rng = cv.rng("tag")

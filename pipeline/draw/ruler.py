@@ -5,8 +5,8 @@ Ink only (the state colours are reserved, P14): a bold FILLED arrow with a check
 metric improves, a thin HOLLOW arrow with a small cross where it is sacrificed, a short wavy dash
 where it barely moves; the arrow points the way the number moved and the measured percentage sits
 next to it, with what the cell shows when it is not the metric's mean ("P99", "TPOT") under it.
-A row none of whose cells worsens says under its cells, after the same cross, what it costs instead (its card's
-`costs`). Column heads say which way is better; a key in the corner says what filled and hollow
+A row none of whose cells worsens says under its cells, after the same cross, what it costs
+instead (its card's `costs`). Column heads say which way is better; a key in the corner says what filled and hollow
 mean. `narrow=True` stacks each technique's name over its cells for a phone.
 """
 

@@ -3,7 +3,8 @@
 Small numbers a reader can check by hand. A, B and C arrive at t=0 with 3, 2 and 3 prompt
 tokens (prefilled in step 1, decoding from step 2); D arrives at t=2 (before step 3 with the
 unit cost) with a 12-token prompt; a scenario timed in ms moves D's arrival to just after its
-first step, so D joins step 3 in every comic (`sim.presets.scenarios._timed_d_arrival`). Comics use block_size 4 so a block is a few tokens.
+first step, so D joins step 3 in every comic (`sim.presets.scenarios._timed_d_arrival`).
+Comics use block_size 4 so a block is a few tokens.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ A panel's caption binds `{name}` to the number as the page writes it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -159,27 +158,24 @@ class ExampleView:
             tuple(data.get("order", ())),
         )
 
-    def quoted_only(self, names: Iterable[str]) -> bool:
-        """True when every one of `names` (the numbers a panel writes) is quoted from an
+    def quoted_only(self, shown: Iterable[str]) -> bool:
+        """True when every one of `shown` (the numbers a panel writes) is quoted from an
         article or computed from quoted ones alone: such a panel's numbers are the article's,
         and its tag says so instead of "illustrative"."""
         seen: dict[str, bool] = {}
 
         def quoted(name: str) -> bool:
-            if name not in seen:
+            q = self.quantities.get(name)
+            if name not in seen and q is not None:
                 seen[name] = False  # a cycle (never in a validated plan) counts as illustrative
-                q = self.quantities.get(name)
-                if q is None:
-                    seen[name] = False
-                elif q.kind == "derived":
-                    inputs = [n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", q.formula)
-                              if n in self.quantities]
+                if q.kind == "derived":
+                    inputs = [n for n in names(parse(q.formula)) if n in self.quantities]
                     seen[name] = bool(inputs) and all(quoted(n) for n in inputs)
                 else:
                     seen[name] = q.kind == "quoted"
-            return seen[name]
+            return seen.get(name, False)
 
-        wanted = list(names)
+        wanted = list(shown)
         return bool(wanted) and all(quoted(n) for n in wanted)
 
     def values(self) -> dict[str, str]:

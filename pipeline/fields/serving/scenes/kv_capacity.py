@@ -4,10 +4,10 @@ small: KV bytes per token, bytes per block, blocks and tokens that fit.
 
 Every number is a term of the trace's `summary.capacity` (SIM-FIELD.md 2); the blocks and who
 holds them come from the step records. The KV sliver of the bar is not to scale (it would be a
-hair); the zoom lines say so, and the rest of the memory is labelled as left out of the example
+hair); the zoom lines say so. The rest of the memory is labelled as left out of the example
 (the comic keeps a pool of a few blocks: a reader took "reserved 55.9 GB" for memory vLLM
-leaves idle), and the zoomed box keeps bytes to scale: an fp8 block is half as
-wide as a bf16 block, so twice as many fit in the same space.
+leaves idle). The zoomed box keeps bytes to scale: an fp8 block is half as wide as a bf16
+block, so twice as many fit in the same space.
 """
 
 from __future__ import annotations
