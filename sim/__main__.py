@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--detail",
         action="store_true",
-        help="add per-step blocks/reserved/computed/tokens and engine/scenario metadata",
+        help="add per-step blocks/reserved/computed/tokens/block_table and engine/scenario metadata",
     )
     run.add_argument(
         "--indent", action="store_true", help="indent the JSON for humans (default: compact)"

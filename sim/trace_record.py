@@ -14,8 +14,9 @@ def t(value: float) -> float:
 
 
 class StepRecorder:
-    """Builds the `steps` list; with `detail`, adds blocks/reserved/computed/tokens
-    per step (and `shared`: blocks with several holders, when prefix caching shares any)."""
+    """Builds the `steps` list; with `detail`, adds blocks/reserved/computed/tokens and the
+    paged managers' `block_table` (each request's block ids) per step, and `shared`: blocks with
+    several holders, when prefix caching shares any."""
 
     def __init__(
         self,
@@ -72,6 +73,9 @@ class StepRecorder:
         live = [self.live[i] for i in sorted(self.live)]
         entry["blocks"] = {r.id: kv.held(r) for r in live if kv.held(r) > 0}
         entry["reserved"] = {r.id: kv.reserved_slots(r) for r in live if kv.reserved_slots(r) > 0}
+        table = {r.id: list(ids) for r in live if (ids := kv.block_ids(r))}
+        if table:
+            entry["block_table"] = table
         shared = kv.shared()
         if shared:
             entry["shared"] = [{"owners": list(ids), "blocks": n} for ids, n in shared]

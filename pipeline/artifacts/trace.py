@@ -113,7 +113,8 @@ class StepView:
 
     `blocks`/`reserved`/`computed`/`tokens` (per request) come with --detail; `drafts`/`accepted`/
     `emitted_tokens`/`padded` with speculative decoding; `instance`/`handoff` in multi-instance
-    runs; `shared` with prefix caching. Absent ones are empty."""
+    runs; `shared` with prefix caching; `block_table` (each holder's block ids) with paged KV and
+    --detail. Absent ones are empty."""
 
     index: int
     start: float = 0.0
@@ -136,6 +137,7 @@ class StepView:
     instance: str | None = None
     handoff: tuple[str, ...] = ()
     shared: tuple[tuple[tuple[str, ...], int], ...] = ()  # (holders, blocks): one physical copy
+    block_table: Mapping[str, tuple[int, ...]] = field(default_factory=dict)  # pool positions
 
     @property
     def duration(self) -> float:
@@ -173,6 +175,10 @@ class StepView:
             shared=tuple(
                 (_ids(g.get("owners")), int(g.get("blocks", 0))) for g in data.get("shared") or ()
             ),
+            block_table={
+                rid: tuple(int(b) for b in ids)
+                for rid, ids in (data.get("block_table") or {}).items()
+            },
         )
 
 

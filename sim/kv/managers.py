@@ -1,6 +1,8 @@
 """KV managers behind one interface, chosen by name from `KV_MANAGERS`.
 
-- `paged`: vLLM block allocation, blocks counted (no prefix caching, so ids do not matter).
+- `paged`: vLLM block allocation without prefix caching; each block has an id (its place in the
+  pool), handed out by the free-queue rule prefix caching uses for blocks without a hash, so a
+  picture can draw where a request's blocks lie and its block table.
 - `prefix_cache`: paged with prefix caching (see `sim.kv.prefix_cache`).
 - `reserve_max`: contiguous reservation of prompt + max_tokens at admission (pre-paging).
 - `reserve_max_model_len`: contiguous reservation of max_model_len at admission.
@@ -9,6 +11,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Protocol
 
 from sim.config import EngineConfig
@@ -67,9 +70,20 @@ class KVManager(Protocol):
         ids in order of first holding): a cached prefix counts once, not once per request."""
         ...
 
+    def block_ids(self, req: Request) -> list[int]:
+        """The request's block table: the pool position of each of its blocks, in order (empty
+        for the reserving managers, whose reservations are one contiguous run)."""
+        ...
+
 
 class PagedKV:
-    """Paged blocks without prefix caching: a free counter and per-request block counts."""
+    """Paged blocks without prefix caching: a free counter, per-request block counts and block
+    tables.
+
+    The free queue starts as every block in pool order; a freed request's blocks go back to its
+    head (tail-first, so they come out again in their old order) and allocation pops the head,
+    the rule `PrefixCachingKV` follows for blocks without a hash. The queue is kept as the freed
+    ids ahead of a counter of never-used ones, so a pool of any size costs nothing to set up."""
 
     def __init__(self, config: EngineConfig) -> None:
         self.block_size = config.block_size
@@ -77,6 +91,9 @@ class PagedKV:
         self.num_blocks = config.num_blocks
         self.free_count = config.num_blocks
         self.req_held: dict[str, int] = {}
+        self.req_ids: dict[str, list[int]] = {}
+        self.freed_ids: deque[int] = deque()
+        self.next_fresh = 0
 
     def num_free(self) -> int:
         """Free blocks."""
@@ -121,15 +138,30 @@ class PagedKV:
         if need > 0:
             self.free_count -= need
             self.req_held[req.id] = have + need
+            self._take_ids(req, need)
         return True
 
+    def _take_ids(self, req: Request, need: int) -> None:
+        ids = self.req_ids.setdefault(req.id, [])
+        for _ in range(need):
+            if self.freed_ids:
+                ids.append(self.freed_ids.popleft())
+            else:
+                ids.append(self.next_fresh)
+                self.next_fresh += 1
+
     def free(self, req: Request) -> None:
-        """Return the request's blocks."""
+        """Return the request's blocks (their ids to the head of the free queue)."""
         self.free_count += self.req_held.pop(req.id, 0)
+        self.freed_ids.extendleft(reversed(self.req_ids.pop(req.id, [])))
 
     def shared(self) -> list[tuple[tuple[str, ...], int]]:
         """Without prefix caching no block has two holders."""
         return []
+
+    def block_ids(self, req: Request) -> list[int]:
+        """The request's block table."""
+        return self.req_ids.get(req.id, [])
 
 
 class ReserveMaxKV(PagedKV):

@@ -169,6 +169,10 @@ class PrefixCachingKV:
                 if block.hash is None:
                     self.free_queue.move_to_end(bid, last=False)
 
+    def block_ids(self, req: Request) -> list[int]:
+        """The request's block table (a cached prefix's blocks are its holders' alike)."""
+        return self.req_blocks.get(req.id, [])
+
     def shared(self) -> list[tuple[tuple[str, ...], int]]:
         """Blocks with more than one holder, counted per group of holders."""
         holders: dict[int, list[str]] = {}

@@ -88,7 +88,7 @@ def test_prefix_caching_draws_the_shared_prefix_once_and_marks_the_copies_withou
     (owners, n), = with_.step(step.index).shared
     assert n == 2 and set(owners) == {"A", "B", "C", "D"}
     fix_cells = pool_cells(with_, step, without.step(step.index), 4)
-    assert [c for c in fix_cells if c[0] == "ABCD"] == [("ABCD", "stored", 4, 4)] * 2
+    assert [c[:4] for c in fix_cells if c[0] == "ABCD"] == [("ABCD", "stored", 4, 4)] * 2
     trouble_cells = pool_cells(without, without.step(step.index), step, 4)
     copies = [c[0] for c in trouble_cells if c[1] == "copy"]
     assert sorted(copies) == ["B", "B", "C", "C", "D", "D"]  # A computed it; the rest repeat it
@@ -148,3 +148,43 @@ def test_a_stalled_timeline_draws_the_stall_after_its_last_step(lang: str, word:
     assert sum(d.count("Z") for d in idle) == sat_out + len(unfinished)
     fine = draw_panel(concept, "fix", concept.fix, done, trace_values(done), lang=lang)
     assert word not in _texts(fine).split()
+
+
+def test_paged_blocks_lie_where_the_allocator_put_them_and_stay_there() -> None:
+    """Paging's point: a request's blocks need not be neighbours. Drawn in pool order from the
+    run's block tables, a block keeps its place from step to step (no re-packing), a request
+    that grew holds blocks apart, and a preemption's freed blocks are drawn where they were."""
+    trace = _trace("preemption/with")
+    for step in trace.steps:
+        cells = pool_cells(trace, step, None, 4)
+        assert [c.pos for c in cells] == list(range(trace.engine.num_blocks))
+        for rid, ids in step.block_table.items():
+            assert all(rid in (cells[b].owner or "") for b in ids)
+    evicted = next(s for s in trace.steps if s.preempted)
+    before = trace.step(evicted.index - 1)
+    assert before is not None
+    cells = pool_cells(trace, evicted, None, 4)
+    (victim,) = evicted.preempted
+    for b in before.block_table[victim]:
+        assert cells[b].kind == "freed" or cells[b].owner != victim
+    assert any(cells[b].kind == "freed" for b in before.block_table[victim])
+    assert any(len(ids) > 1 and ids != tuple(range(ids[0], ids[0] + len(ids)))
+               for s in trace.steps for ids in s.block_table.values())
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_whole_pool_is_numbered_and_its_block_lists_are_written(lang: str) -> None:
+    _trouble, fix = _pair("kv_alloc", lang)
+    with_, without = _trace("kv_alloc/with"), _trace("kv_alloc/without")
+    step = with_.step(pick_step(with_, without).index)
+    assert step is not None
+    texts = _texts(fix)
+    scattered = [r for r, ids in step.block_table.items() if ids != tuple(range(ids[0], ids[0] + len(ids)))]
+    assert scattered, "the fix's step shows a request whose blocks lie apart"
+    rid = scattered[0]
+    listed = ("、" if lang == "zh" else ", ").join(str(b + 1) for b in step.block_table[rid])
+    assert listed in texts
+    numbers = re.findall(r">(\d+)</t", fix)
+    assert [str(n) for n in range(1, with_.engine.num_blocks + 1)] == [
+        n for n in numbers if n in {str(k) for k in range(1, with_.engine.num_blocks + 1)}
+    ][: with_.engine.num_blocks]

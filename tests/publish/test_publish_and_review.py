@@ -51,7 +51,7 @@ def test_first_publication_review_then_publish(build: Build, site: Path) -> None
     assert result.address == str((site / "llm" / "index.html").absolute())
     assert "page v1" in (site / "llm" / "index.html").read_text(encoding="utf-8")
     assert 5 <= len(result.bullets) <= 8
-    assert any("12 张两格漫画卡片" in b for b in result.bullets)  # the page is Chinese
+    assert any("11 张两格漫画卡片" in b for b in result.bullets)  # the page is Chinese
     assert "LLM 推理服务图解" in (site / "index.html").read_text(encoding="utf-8")
     assert not list((site / "llm" / "shots").glob("annotated-*"))
     assert ReviewReport.load(site / "llm" / "review.json") == report  # published with the page
@@ -63,7 +63,7 @@ def test_second_publication_review_shows_the_changed_card_and_keeps_history(
     publish(build(label="v1"), site, name="llm")
 
     def edit(plan: dict) -> None:
-        plan["concepts"][6]["trouble"]["caption"] = "换了一句新标题"
+        plan["concepts"][5]["trouble"]["caption"] = "换了一句新标题"
         plan["concepts"][2], plan["concepts"][3] = plan["concepts"][3], plan["concepts"][2]
 
     second = build(label="v2", colours={"paged_attention": (200, 40, 40)}, plan_edit=edit)

@@ -99,7 +99,7 @@ def verdicts(report: ReviewReport, status: str) -> dict[str, set[str]]:
 def test_a_rebuild_of_the_same_folder_changes_no_card(builds: Builds) -> None:
     report = builds.report(builds.same)
     assert report.blocks and {b.status for b in report.blocks} == {"same"}
-    assert len([b for b in report.blocks if b.kind == "card"]) == 12
+    assert len([b for b in report.blocks if b.kind == "card"]) == 11
     assert report.plan == [] and report.number_changes == [] and report.numbers_compared
 
 

@@ -212,3 +212,28 @@ def test_bench_small_reports_identical_trace() -> None:
     spec = next(line for line in report.splitlines() if line.startswith("spec "))
     assert "steps" in spec and "wall" in spec
     assert "num_speculative_tokens 3, accept [2, 0, 3, 1]" in report
+
+
+def test_block_table_reuses_freed_blocks_first_in_their_old_order() -> None:
+    # 6 blocks of 4 tokens: A (9-token prompt, 3 blocks) and B (1 block) in; A finishes after
+    # step 2 and frees ids 0-2; C (13 tokens, 4 blocks), let in at step 3, takes them back in
+    # their old order, then the never-used id 4.
+    workload = {
+        "engine": {"max_num_batched_tokens": 16, "max_num_seqs": 4, "block_size": 4,
+                   "num_blocks": 6, "max_model_len": 64},
+        "requests": [
+            {"id": "A", "arrival": 0.0, "prompt_tokens": 9, "max_tokens": 2},
+            {"id": "B", "arrival": 0.0, "prompt_tokens": 1, "max_tokens": 5},
+            {"id": "C", "arrival": 1.5, "prompt_tokens": 13, "max_tokens": 2},
+        ],
+    }
+    steps = run_workload(workload, detail=True)["steps"]
+    assert steps[0]["block_table"] == {"A": [0, 1, 2], "B": [3]}
+    assert steps[1]["finished"] == ["A"] and steps[1]["block_table"] == {"B": [3]}
+    assert steps[2]["block_table"] == {"B": [3], "C": [0, 1, 2, 4]}
+
+
+def test_reserving_managers_have_no_block_table() -> None:
+    trace = run_preset("kv_alloc/without", detail=True)
+    assert all("block_table" not in s for s in trace["steps"])
+    assert "block_table" in run_preset("kv_alloc/with", detail=True)["steps"][0]

@@ -79,7 +79,27 @@ def check_invariants(w: dict[str, Any], trace: dict[str, Any]) -> None:
         if not e["enable_prefix_caching"]:
             assert "shared" not in step
         assert step["free_blocks"] >= 0
+        check_block_table(e, step)
         prev_running = step["running"]
+
+
+def check_block_table(e: dict[str, Any], step: dict[str, Any]) -> None:
+    """Each holder's block table has one pool position per block it holds; positions lie in the
+    pool; two holders share a position only where `shared` says a cached prefix is shared."""
+    table = step.get("block_table", {})
+    assert {r: len(ids) for r, ids in table.items()} == step["blocks"]
+    holders: dict[int, list[str]] = {}
+    for rid, ids in table.items():
+        assert len(set(ids)) == len(ids)
+        for bid in ids:
+            assert 0 <= bid < e["num_blocks"]
+            holders.setdefault(bid, []).append(rid)
+    groups: dict[frozenset[str], int] = {}
+    for ids in holders.values():
+        if len(ids) > 1:
+            groups[frozenset(ids)] = groups.get(frozenset(ids), 0) + 1
+    assert groups == {frozenset(g["owners"]): g["blocks"] for g in step.get("shared", ())}
+    assert len(holders) + step["free_blocks"] == e["num_blocks"]
 
 
 def check_requests(w: dict[str, Any], trace: dict[str, Any]) -> None:

@@ -133,6 +133,7 @@ def draw_block_strip(trace: TraceView, step_index: int, *, lang: str, focus: lis
     """One walkthrough row for a memory concept: the KV pool after that step, block by block
     (the owner's letter in each held block; blue when a cached prefix block is shared, labelled
     with all its holders; red dashed where a preemption freed them), the free count, who waits.
+    With block tables each block keeps its place in the pool from row to row.
     Drawn from the same cells as the kv_blocks scene, so a row and the card's panel agree."""
     from pipeline.fields.serving.scenes.kv_blocks import pool_cells
 
@@ -140,12 +141,12 @@ def draw_block_strip(trace: TraceView, step_index: int, *, lang: str, focus: lis
     cv.layout.place(f"第 {step_index} 步" if lang == "zh" else f"step {step_index}", x=8,
                     cy=BAR_Y + BAR_H / 2, role="label", size=15, anchor="start", floor=None)
     bs = engine(trace).block_size
-    cells = pool_cells(trace, step, None, bs)
+    cells = pool_cells(trace, step, None, bs, BLOCK_CELLS)
     drawn = cells[:BLOCK_CELLS]
     pitch = (BAR_X1 - BAR_X0) / BLOCK_CELLS
     labels: list[tuple[str, float]] = []
     with cv.batch():
-        for k, (owner, kind, _filled, _reserved) in enumerate(drawn):
+        for k, (owner, kind, _filled, _reserved, _pos) in enumerate(drawn):
             x = BAR_X0 + k * pitch
             box = rough.jitter_poly(cv.rng(f"blk-{k}"), rough.rect_poly(x + 1, BAR_Y, pitch - 2, BAR_H), 0.5)
             if kind == "free":

@@ -11,6 +11,8 @@ Both panels of a card on one scenario show the same step (`pick_step`).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
@@ -32,8 +34,10 @@ from pipeline.fields.serving.scenes.common import (
 PER_ROW = 6
 MAX_BLOCKS = 18
 GRID_X1 = 296.0
-BLOCK_H = 30.0
+BLOCK_H = 26.0
 ROW_PITCH = 44.0
+NUMBER_DY = BLOCK_H + 9  # a block's number, in the gap below it
+MAX_TABLES = 2  # requests whose block lists the picture writes out
 GRID_Y0 = SCENE_TOP + 22
 WAIT_X = 340.0
 MAX_WAITING = 3
@@ -77,43 +81,109 @@ def _owners_word(owners: tuple[str, ...]) -> str:
     return "".join(owners) if len(owners) <= 4 else f"{owners[0]}+{len(owners) - 1}"
 
 
+class Cell(NamedTuple):
+    """One physical block as drawn: its holder's word, kind, filled and reserved slots, and its
+    place in the pool when the run has block tables (paged runs), else None."""
+
+    owner: str | None
+    kind: str
+    filled: int
+    reserved: int
+    pos: int | None = None
+
+
 def pool_cells(
-    trace: TraceView, step: StepView, partner_step: StepView | None, bs: int
-) -> list[tuple[str | None, str, int, int]]:
-    """The pool at `step` as (owner word, kind, filled slots, reserved slots), one per physical
-    block: a shared block once (labelled with all its holders), the blocks a preemption freed
-    where they now lie free (dashed red), then the free blocks."""
-    cells: list[tuple[str | None, str, int, int]] = []
+    trace: TraceView,
+    step: StepView,
+    partner_step: StepView | None,
+    bs: int,
+    limit: int = MAX_BLOCKS,
+) -> list[Cell]:
+    """The pool at `step`, one cell per physical block (at most `limit`): a shared block once
+    (labelled with all its holders), the blocks a preemption freed where they now lie free
+    (dashed red), the free blocks. With block tables every block sits at its place in the pool,
+    so a request's blocks lie where the allocator put them and stay there step after step;
+    without (a reservation is one run) each request's blocks are drawn together."""
+    if any(s.block_table for s in trace.steps):
+        return _placed_cells(trace, step, partner_step, bs, limit)
+    cells: list[Cell] = []
     shared_of: dict[str, int] = {}
     for owners, n in step.shared:
-        cells.extend((_owners_word(owners), "stored", bs, bs) for _ in range(n))
+        cells.extend(Cell(_owners_word(owners), "stored", bs, bs) for _ in range(n))
         for rid in owners:
             shared_of[rid] = shared_of.get(rid, 0) + n
-    # the blocks a cache would hold once, as the other run shares them (a trouble panel)
-    copies: dict[str, int] = {}
-    if partner_step is not None and not step.shared:
-        for owners, n in partner_step.shared:
-            for rid in owners[1:]:
-                copies[rid] = copies.get(rid, 0) + n
+    copies = _copies(step, partner_step)
     for rid, n in step.blocks.items():
-        computed = step.computed.get(rid, 0)
-        reserved = step.reserved.get(rid, n * bs)
-        req = trace.requests.get(rid)
-        hits = (req.prefix_hit_tokens if req is not None else 0) // bs
-        for b in range(shared_of.get(rid, 0), n):
-            filled = max(0, min(bs, computed - b * bs))
-            kind = "stored" if b < hits else "copy" if b < copies.get(rid, 0) else "running"
-            cells.append((rid, kind, filled, max(0, min(bs, reserved - b * bs))))
+        cells.extend(
+            _held(trace, step, rid, b, bs, copies) for b in range(shared_of.get(rid, 0), n)
+        )
     prev = trace.step(step.index - 1)
     freed = sum(
         n for rid, n in (prev.blocks if prev is not None else {}).items() if rid in step.preempted
     )
     victim = ", ".join(step.preempted)
     shown_freed = min(freed, step.free_blocks)
-    cells.extend((victim, "freed", 0, 0) for _ in range(shown_freed))
-    rest = max(0, min(step.free_blocks - shown_freed, MAX_BLOCKS - len(cells)))
-    cells.extend((None, "free", 0, 0) for _ in range(rest))
+    cells.extend(Cell(victim, "freed", 0, 0) for _ in range(shown_freed))
+    rest = max(0, min(step.free_blocks - shown_freed, limit - len(cells)))
+    cells.extend(Cell(None, "free", 0, 0) for _ in range(rest))
     return cells
+
+
+def _copies(step: StepView, partner_step: StepView | None) -> dict[str, int]:
+    """Per request, the leading blocks a prefix cache would hold once (as the other run shares
+    them): drawn as copies in a trouble panel."""
+    copies: dict[str, int] = {}
+    if partner_step is not None and not step.shared:
+        for owners, n in partner_step.shared:
+            for rid in owners[1:]:
+                copies[rid] = copies.get(rid, 0) + n
+    return copies
+
+
+def _held(
+    trace: TraceView, step: StepView, rid: str, b: int, bs: int, copies: dict[str, int],
+    pos: int | None = None,
+) -> Cell:
+    """Block `b` of `rid`'s own (unshared) blocks: its computed and reserved slots."""
+    computed = step.computed.get(rid, 0)
+    reserved = step.reserved.get(rid, step.blocks.get(rid, 0) * bs)
+    req = trace.requests.get(rid)
+    hits = (req.prefix_hit_tokens if req is not None else 0) // bs
+    filled = max(0, min(bs, computed - b * bs))
+    kind = "stored" if b < hits else "copy" if b < copies.get(rid, 0) else "running"
+    return Cell(rid, kind, filled, max(0, min(bs, reserved - b * bs)), pos)
+
+
+def _placed_cells(
+    trace: TraceView, step: StepView, partner_step: StepView | None, bs: int, limit: int
+) -> list[Cell]:
+    """Cells in pool order from the block tables; past `limit`, the free blocks at the end of
+    the pool are left out first (the picture counts them)."""
+    holders: dict[int, list[str]] = {}
+    for rid, ids in step.block_table.items():
+        for pos in ids:
+            holders.setdefault(pos, []).append(rid)
+    groups = {frozenset(owners): owners for owners, _n in step.shared}
+    copies = _copies(step, partner_step)
+    placed: dict[int, Cell] = {}
+    for rid, ids in step.block_table.items():
+        for b, pos in enumerate(ids):
+            owners = holders[pos]
+            if len(owners) > 1:
+                word = _owners_word(groups.get(frozenset(owners), tuple(owners)))
+                placed[pos] = Cell(word, "stored", bs, bs, pos)
+            else:
+                placed[pos] = _held(trace, step, rid, b, bs, copies, pos)
+    prev = trace.step(step.index - 1)
+    for rid in step.preempted:
+        for pos in prev.block_table.get(rid, ()) if prev is not None else ():
+            placed.setdefault(pos, Cell(rid, "freed", 0, 0, pos))
+    total = engine(trace).num_blocks
+    free = (p for p in range(total) if p not in placed)
+    while len(placed) < min(limit, total):
+        pos = next(free)
+        placed[pos] = Cell(None, "free", 0, 0, pos)
+    return [placed[p] for p in sorted(placed)][:limit]
 
 
 def _needs(trace: TraceView, rid: str) -> int:
@@ -159,11 +229,22 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         floor=None,
     )
     pitch = (GRID_X1 - SCENE_X0) / PER_ROW
+    # the whole pool drawn in pool order: number the blocks, so where each one lies can be read
+    numbered = len(cells) == total and all(c.pos is not None for c in cells)
     with cv.batch():
-        for i, (owner, kind, filled, reserved) in enumerate(cells[:MAX_BLOCKS]):
+        for i, (owner, kind, filled, reserved, _pos) in enumerate(cells[:MAX_BLOCKS]):
             x = SCENE_X0 + (i % PER_ROW) * pitch
             y = GRID_Y0 + (i // PER_ROW) * ROW_PITCH
             _block(cv, f"blk-{i}", x, y, pitch - 6, bs, owner, kind, filled, reserved)
+    if numbered:
+        for row in range(0, len(cells), PER_ROW):
+            numbers = [
+                (str((cell.pos or 0) + 1), SCENE_X0 + k * pitch + (pitch - 6) / 2)
+                for k, cell in enumerate(cells[row : row + PER_ROW])
+            ]
+            cy = GRID_Y0 + (row // PER_ROW) * ROW_PITCH + NUMBER_DY
+            cv.layout.place_row(numbers, cy=cy, role="label", size=SMALL_SIZE, fill=colour("idle"))
+        _tables(cv, ctx, step, cells)
     shown_free = sum(1 for c in cells[:MAX_BLOCKS] if c[1] in ("free", "freed"))
     rest = free - shown_free
     if rest > 0:
@@ -184,13 +265,47 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if ctx.lang == "zh":
         desc = f"KV 块：第 {step.index} 步共 {total} 块（每块 {bs} 个 token），占用 {used} 块，空 {free} 块"
         desc += f"；{victims} 被抢占、块被释放。" if victims else "。"
+        if numbered:
+            desc += "块号：" + "；".join(
+                f"{r} " + "、".join(str(b + 1) for b in ids) for r, ids in step.block_table.items()
+            ) + "。"
     else:
         desc = (
             f"KV blocks at step {step.index}: {used} of {total} blocks ({bs} tokens each) in use, "
             f"{free} free"
         )
         desc += f"; {victims} preempted and its blocks freed." if victims else "."
+        if numbered:
+            desc += " Block numbers: " + "; ".join(
+                f"{r} " + ", ".join(str(b + 1) for b in ids) for r, ids in step.block_table.items()
+            ) + "."
     return SceneResult(desc, True)
+
+
+def _runs(ids: tuple[int, ...]) -> int:
+    """How many separate runs of neighbouring blocks a block list makes."""
+    return sum(1 for i, b in enumerate(ids) if i == 0 or b != ids[i - 1] + 1)
+
+
+def _tables(cv: Canvas, ctx: SceneContext, step: StepView, cells: list[Cell]) -> None:
+    """Under a numbered pool, the block lists (block tables) of the requests in focus, else of
+    the most scattered holders: the numbers of its blocks, which need not be neighbours. Only
+    where a row of the grid is free for it."""
+    rows = (len(cells) + PER_ROW - 1) // PER_ROW
+    cy = GRID_Y0 + rows * ROW_PITCH + 13
+    if cy > SCENE_Y1 - 6:
+        return
+    table = step.block_table
+    order = sorted(table, key=lambda r: (r not in ctx.focus, -_runs(table[r]), r))
+    picked = [r for r in order if r in ctx.focus or _runs(table[r]) > 1][:MAX_TABLES]
+    if not picked:
+        return
+    if ctx.lang == "zh":
+        text = "；".join(f"{r} 的块：" + "、".join(str(b + 1) for b in table[r]) for r in picked)
+    else:
+        text = "; ".join(f"{r}'s blocks: " + ", ".join(str(b + 1) for b in table[r]) for r in picked)
+    cv.layout.place(text, x=SCENE_X0, cy=cy, role="label", size=SMALL_SIZE, anchor="start",
+                    max_width=SCENE_X1 - SCENE_X0, floor=None)
 
 
 def _side_column(cv: Canvas, ctx: SceneContext, trace: TraceView, step: StepView) -> None:
