@@ -57,7 +57,8 @@ SCENE_SHOWS: dict[str, str] = {
     "drafts": "speculative decoding: one lane per request, each verify step's draft cells "
     "accepted, rejected or the bonus token; tokens per step, TPOT and drafts kept",
     "kv_capacity": "the GPU's memory as one bar (weights, reserved, KV), the KV blocks at byte "
-    "scale and the requests that fit, with the capacity arithmetic; needs a capacity run",
+    "scale and the requests that fit, with the capacity arithmetic (its scenarios compute the "
+    "pool from a model, a GPU and a KV dtype)",
     "tp_shards": "the GPUs each holding a slice of the weights and a decode step split into "
     "memory, all-reduce and arithmetic; needs the tensor-parallel figures",
     "disagg": "a prefill GPU and a decode GPU (or two colocated ones) on one time axis, D's KV "

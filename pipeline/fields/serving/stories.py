@@ -138,6 +138,18 @@ def request_lines(trace: TraceView, limit: int | None = None) -> list[str]:
     return out
 
 
+def _who(ids: list[str]) -> str:
+    """What a run's request ids are when they are not the cast's letters."""
+    cast = [r for r in ids if len(r) == 1 and r.isupper()]
+    if not cast:
+        return (". Its requests are anonymous copies, not the cast: the picture draws them as the "
+                "cast's beans, so `focus` still names cast letters")
+    samples = sorted({r.split("_", 1)[1] for r in ids if "_" in r})
+    if samples:
+        return "; " + ", ".join(f"k_{x} is answer k of {x}'s n answers" for x in samples)
+    return ""
+
+
 def story(trace: TraceView) -> str:
     """The variant's one-paragraph account: its setting, then what happens, from the run."""
     head = setting(trace)
@@ -155,6 +167,7 @@ def story(trace: TraceView) -> str:
     tail.append(f"{len(trace.steps)} steps in all")
     after = "; ".join(tail)
     text = "; ".join(lines) + ". " + after[:1].upper() + after[1:]
+    text += _who(list(trace.requests))
     return f"{head}. {text}." if head else f"{text}."
 
 
