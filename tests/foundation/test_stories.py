@@ -87,3 +87,26 @@ def test_a_number_said_to_stay_the_same_is_not_refused() -> None:
 def test_an_event_count_of_zero_is_refused() -> None:
     found = _plan_with({"trouble": "D 命中 {D.prefix_hit_tokens} 个"})
     assert any(".trouble.caption: {D.prefix_hit_tokens} is 0 in this run" in v for v in found)
+
+
+def test_an_slo_run_tells_who_meets_its_targets_as_the_slo_scene_judges() -> None:
+    """A caption about goodput is written from who meets the SLOs, so the story counts them
+    with the slo scene's own verdicts; runs without targets say nothing of SLOs."""
+    from pipeline.fields.serving.scenes.slo import missed, read_slo
+
+    for variant in ("without", "with"):
+        trace = TraceView.from_json(run_preset(f"goodput/{variant}", detail=True))
+        slo_ttft, slo_tpot = read_slo(trace)
+        met = [r for r, q in trace.requests.items() if not any(missed(q, slo_ttft, slo_tpot))]
+        told = story(trace)
+        assert f"{len(met)} of {len(trace.requests)} requests meet them ({', '.join(met)})" in told
+        for rid in trace.requests:
+            if rid not in met:
+                assert f"{rid} (" in told.split("missed by", 1)[1]
+    assert "SLO" not in story(TraceView.from_json(run_preset("batching/with", detail=True)))
+
+
+def test_anonymous_requests_are_told_as_not_the_cast() -> None:
+    told = story(TraceView.from_json(run_preset("arithmetic/with", detail=True)))
+    assert "anonymous copies, not the cast" in told
+    assert "anonymous" not in story(TraceView.from_json(run_preset("batching/with", detail=True)))

@@ -16,6 +16,7 @@ SCENARIOS = {
     "admission": "admitting a request whose prompt cannot fit vs waiting",
     "metrics": "TTFT, ITL and throughput of one run",
     "arithmetic": "memory-bound decode vs compute-bound prefill",
+    "goodput": "the same requests judged against TTFT and TPOT targets (goodput)",
 }
 
 QUOTES = {

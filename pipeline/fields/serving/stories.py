@@ -138,6 +138,29 @@ def request_lines(trace: TraceView, limit: int | None = None) -> list[str]:
     return out
 
 
+def _slo_verdicts(trace: TraceView) -> list[str]:
+    """Who meets the run's SLOs and who misses which (the slo scene's ticks and crosses)."""
+    if "slo_ttft" not in trace.figures or "slo_tpot" not in trace.figures:
+        return []
+    from pipeline.fields.serving.scenes.slo import missed, read_slo
+
+    slo_ttft, slo_tpot = read_slo(trace)
+    unit = "" if _unit(trace) == "steps" else " ms"
+    met, misses = [], []
+    for rid, req in trace.requests.items():
+        ttft, tpot = missed(req, slo_ttft, slo_tpot)
+        if not (ttft or tpot):
+            met.append(rid)
+        else:
+            misses.append(f"{rid} ({' and '.join(w for w, m in (('TTFT', ttft), ('TPOT', tpot)) if m)})")
+    verdict = (f"against the SLOs (TTFT <= {format_number(slo_ttft)}{unit}, mean TPOT <= "
+               f"{format_number(slo_tpot)}{unit}) {len(met)} of {len(trace.requests)} requests meet "
+               f"them ({', '.join(met) or 'none'})")
+    if misses:
+        verdict += f", missed by {', '.join(misses)}"
+    return [verdict]
+
+
 def _who(ids: list[str]) -> str:
     """What a run's request ids are when they are not the cast's letters."""
     cast = [r for r in ids if len(r) == 1 and r.isupper()]
@@ -165,6 +188,7 @@ def story(trace: TraceView) -> str:
         tail.append(f"the run STALLS after step {len(trace.steps)}: from then on no request can "
                     "progress")
     tail.append(f"{len(trace.steps)} steps in all")
+    tail += _slo_verdicts(trace)
     after = "; ".join(tail)
     text = "; ".join(lines) + ". " + after[:1].upper() + after[1:]
     text += _who(list(trace.requests))
