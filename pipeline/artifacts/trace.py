@@ -82,6 +82,8 @@ class CostView:
     model: str | None = None  # the model and GPU a roofline or calibrated cost times
     gpu: str | None = None
     tp: int = 1  # GPUs the model is split over
+    terms: Mapping[str, float] = field(default_factory=dict)  # linear: c0, c_tok, c_kv
+    kv_dtype: str | None = None
 
     @classmethod
     def from_json(cls, data: Json) -> CostView:
@@ -89,8 +91,9 @@ class CostView:
             value = data.get(key)
             return None if value is None else str(value)
 
+        terms = {k: float(data[k]) for k in ("c0", "c_tok", "c_kv") if data.get(k) is not None}
         return cls(text("kind"), text("time_unit"), text("model"), text("gpu"),
-                   int(data.get("tp") or 1))
+                   int(data.get("tp") or 1), terms, text("kv_dtype"))
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,11 @@ class Field(ABC):
         """How the sweep's numbers were computed, for the line under the ruler."""
         return ""
 
+    def clock_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
+        """How a card's panels keep time, in one line under them, from (side, scene, run view)
+        of each panel with a run ("" when the pictures' own axes say it all)."""
+        return ""
+
     def view(self, result: Json) -> Any:
         """The typed view of a run's result that the field's scenes read."""
         return result

@@ -11,6 +11,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from pipeline import fields
 from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
 from pipeline.plan.model import Concept, Plan
@@ -40,6 +41,7 @@ class CardView:
     prev_problem: Prose | None
     trouble_svg: Markup
     fix_svg: Markup
+    clock: str  # how the panels keep time ("" when their axes count steps)
     solves: Prose
     costs: Prose
     body: Prose
@@ -125,6 +127,7 @@ def card_view(
         prev_problem=prev_problem,
         trouble_svg=svgs["trouble"],
         fix_svg=svgs["fix"],
+        clock=fields.clock_note_of(plan, concept, sim, lang),
         solves=solves,
         costs=costs,
         body=body,

@@ -162,6 +162,11 @@ class ServingField(Field):
     def view(self, result: Json) -> Any:
         return TraceView.from_json(result)
 
+    def clock_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
+        from pipeline.fields.serving.clock import clock_note
+
+        return clock_note(views, lang)
+
     def values(self, result: Json) -> Mapping[str, str]:
         return trace_values(TraceView.from_json(result))
 

@@ -1,6 +1,6 @@
 """The serving field's numbers as the review lists them: for a trace a panel draws, its
 requests' latencies and counts and the run's totals (the values a caption may bind), each with a
-label and a unit ("D's TTFT 8.8 ms")."""
+label and a unit ("D's TTFT 8.8 ms"), and the terms of an illustrative linear step cost."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ RUN_LABELS = {
     "throughput": "output throughput",
     "min_free_blocks": "fewest free KV blocks",
 }
+COST_LABELS = {
+    "c0": "step cost: fixed part",
+    "c_tok": "step cost per token computed",
+    "c_kv": "step cost per token of KV read",
+}
 TIMED = frozenset({"arrival", "first_token", "finish", "ttft", "tpot", "e2el", "duration"})
 UNIT_WORDS = {"step": "steps", "ms": "ms", "s": "s"}
 
@@ -55,6 +60,12 @@ def shown_numbers(result: Json) -> list[tuple[str, str, str, str]]:
     """(key, label, value, unit) of every number a panel's trace offers the page."""
     trace = TraceView.from_json(result)
     unit = UNIT_WORDS.get(time_unit(trace), "")
-    return [
+    out = [
         (key, _label(key), value, _unit(key, unit)) for key, value in trace_values(trace).items()
     ]
+    # the comic's step cost, which the card's clock line spells out (`clock.clock_note`)
+    out += [
+        (f"cost.{term}", COST_LABELS[term], f"{value:g}", "ms")
+        for term, value in trace.cost.terms.items()
+    ]
+    return out
