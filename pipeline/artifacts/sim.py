@@ -54,6 +54,7 @@ class TechniqueView:
     baseline: Mapping[str, float] = field(default_factory=dict)
     variant: Mapping[str, float] = field(default_factory=dict)
     baseline_engine: Mapping[str, object] = field(default_factory=dict)
+    fits: tuple[bool | None, bool | None] = (None, None)  # baseline, variant in GPU memory
 
     def key(self, metric: str) -> str:
         """The result key the ruler shows for `metric` (the metric itself unless the sweep
@@ -100,6 +101,7 @@ class TechniqueView:
             baseline=_numbers(t.get("baseline")),
             variant=_numbers(t.get("variant")),
             baseline_engine=dict((t.get("baseline") or {}).get("engine") or {}),
+            fits=(_fits(t.get("baseline")), _fits(t.get("variant"))),
         )
 
 
@@ -123,6 +125,7 @@ class SweepView:
     metrics: tuple[str, ...] = ()
     description: str = ""
     workloads: Mapping[str, WorkloadView] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)  # metric key -> unit words
 
     def technique(self, tid: str) -> TechniqueView | None:
         return next((t for t in self.techniques if t.id == tid), None)
@@ -131,6 +134,7 @@ class SweepView:
     def from_json(cls, data: Json) -> SweepView:
         workload = data.get("workload")
         named = data.get("workloads")
+        units = workload.get("units") if isinstance(workload, Mapping) else None
         return cls(
             techniques=tuple(TechniqueView.from_json(t) for t in data.get("techniques", [])),
             metrics=tuple(str(m) for m in data.get("metrics", [])),
@@ -140,7 +144,14 @@ class SweepView:
                                        str(w.get("description", "")), dict(w))
                 for wid, w in (named.items() if isinstance(named, Mapping) else ())
             },
+            units={str(k): str(v) for k, v in units.items()} if isinstance(units, Mapping) else {},
         )
+
+
+def _fits(side: object) -> bool | None:
+    """Whether a run's memory fits its GPUs (`fits`, from sweeps that check it)."""
+    value = side.get("fits") if isinstance(side, Mapping) else None
+    return value if isinstance(value, bool) else None
 
 
 def _numbers(side: object) -> dict[str, float]:

@@ -53,6 +53,11 @@ WORDS = {
         "sep": "：",
         "small": "卡片里的图是小算例，数字和这里的不同。",
         "how_field": "每一行都是这一招对比它的基线，在下面列出的模拟负载上测（{machine}）",
+        "numbers": "：{cells}",
+        "cell": "{name} {before} → {after}{unit}",
+        "join": "，",
+        "no_fit_baseline": "；基线放不进 GPU 显存，它的显存是它要多少，跑不起来",
+        "no_fit_variant": "；这一招的这次运行也放不进 GPU 显存",
     },
     "en": {
         "vs": "vs {baseline}, on {workload}",
@@ -68,6 +73,12 @@ WORDS = {
         "small": " The cards draw small examples, so their numbers differ from these.",
         "how_field": "Each row is the technique against its baseline, on the simulated workload "
                      "listed below ({machine})",
+        "numbers": ": {cells}",
+        "cell": "{name} {before} → {after}{unit}",
+        "join": ", ",
+        "no_fit_baseline": "; the baseline does not fit in GPU memory (its memory is what it "
+                           "would need: it cannot run)",
+        "no_fit_variant": "; this run of the technique does not fit in GPU memory either",
     },
 }
 
@@ -147,14 +158,52 @@ def baseline_words(tech: TechniqueView, lang: str) -> str:
     return zh.format(**numbers)
 
 
-def _row_line(row: Row, sweep: SweepView, words: Mapping[str, str], lang: str) -> RunLine:
+def _value(x: float) -> str:
+    """Three significant figures: what a reader compares, not the sweep's full precision."""
+    return f"{float(f'{x:.3g}'):,g}" if abs(x) < 1e6 else f"{x:,.0f}"
+
+
+def _short_unit(unit: str) -> str:
+    """A sweep unit's first word ("GB on the fullest GPU" -> " GB"; "%..." -> "%")."""
+    word = unit.split()[0] if unit.split() else ""
+    if not word or word == "output":
+        word = unit.split()[1] if len(unit.split()) > 1 else ""
+    return word if word.startswith("%") else f" {word}" if word else ""
+
+
+def _absolutes(row: Row, units: Mapping[str, str], words: Mapping[str, str]) -> str:
+    """The numbers behind the row's percentages ("memory 191 → 78.8 GB"), and whether its
+    baseline or its own run fits in GPU memory (a sweep that checks it)."""
+    tech = row.technique
+    if tech is None:
+        return ""
+    cells = []
+    for cell in row.cells:
+        before, after = tech.absolute(cell.metric.id)
+        if before is None or after is None:
+            continue
+        unit = _short_unit(units.get(tech.key(cell.metric.id).removesuffix("_p99"), ""))
+        name = f"{cell.metric.name} {cell.note}" if cell.note else cell.metric.name
+        cells.append(words["cell"].format(name=name, before=_value(before),
+                                          after=_value(after), unit=unit))
+    text = words["numbers"].format(cells=words["join"].join(cells)) if cells else ""
+    if tech.fits[0] is False:
+        text += words["no_fit_baseline"]
+    if tech.fits[1] is False:
+        text += words["no_fit_variant"]
+    return text
+
+
+def _row_line(
+    row: Row, sweep: SweepView, words: Mapping[str, str], lang: str, units: Mapping[str, str]
+) -> RunLine:
     tech = row.technique
     if tech is None:
         return RunLine(row.name(lang), words["cited"])
     workload = sweep.workloads.get(tech.workload)
     title = workload_title(workload, lang) if workload is not None else tech.workload
-    return RunLine(row.name(lang), words["vs"].format(baseline=baseline_words(tech, lang),
-                                                      workload=title))
+    text = words["vs"].format(baseline=baseline_words(tech, lang), workload=title)
+    return RunLine(row.name(lang), text + _absolutes(row, units, words))
 
 
 def _machine(used: list[WorkloadView], words: Mapping[str, str]) -> str:
@@ -192,17 +241,19 @@ def ruler_runs(plan: Plan, sweep: SweepView) -> RulerRuns | None:
     if not measured:
         return None
     if not all(t.workload in sweep.workloads for t in measured):
-        return _field_runs(rows, plan, words)
+        return _field_runs(rows, plan, words, sweep.units)
     used = [sweep.workloads[wid] for wid in dict.fromkeys(t.workload for t in measured)]
     return RulerRuns(
         how=_how(rows, _machine(used, words), plan, words),
-        rows=tuple(_row_line(r, sweep, words, lang) for r in rows),
+        rows=tuple(_row_line(r, sweep, words, lang, sweep.units) for r in rows),
         workloads=tuple(WorkloadLine(workload_title(w, lang), workload_words(w, lang))
                         for w in used),
     )
 
 
-def _field_runs(rows: list[Row], plan: Plan, words: Mapping[str, str]) -> RulerRuns | None:
+def _field_runs(
+    rows: list[Row], plan: Plan, words: Mapping[str, str], units: Mapping[str, str]
+) -> RulerRuns | None:
     """The same list for a sweep that writes each row's workload as a line of its own (the
     training sweep): the row's field gives its baseline and workload words in the page's
     language; None when it gives none for some row."""
@@ -219,8 +270,8 @@ def _field_runs(rows: list[Row], plan: Plan, words: Mapping[str, str]) -> RulerR
         if said is None:
             return None
         baseline, title, description = said
-        lines.append(RunLine(row.name(lang), words["vs"].format(baseline=baseline,
-                                                                workload=title)))
+        text = words["vs"].format(baseline=baseline, workload=title)
+        lines.append(RunLine(row.name(lang), text + _absolutes(row, units, words)))
         workloads.setdefault(title, WorkloadLine(title, description))
         machines.add(owner.ruler_machine(lang))
     machine = next(iter(machines)) if len(machines) == 1 else ""

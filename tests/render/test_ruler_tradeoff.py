@@ -182,5 +182,33 @@ def test_the_training_example_lists_its_rows_baselines_and_workloads() -> None:
     assert all(line.text.startswith("vs ") and ", on " in line.text for line in runs.rows)
     assert runs.workloads and all("H100" in w.description for w in runs.workloads)
     named = {w.title for w in runs.workloads}
-    assert all(any(line.text.endswith(t) for t in named) for line in runs.rows)
+    assert all(any(f", on {t}" in line.text for t in named) for line in runs.rows)
     assert "small examples" in runs.how
+
+
+def test_each_ruler_row_gives_the_numbers_behind_its_percentages_and_says_what_cannot_run() -> None:
+    """A practitioner signs a percentage only with what it is a percentage of: each row under
+    the ruler writes its cells' baseline and technique values, and a baseline the sweep found
+    too big for GPU memory (a comparison against something that cannot run) says so."""
+    from pipeline.render.ruler_runs import _value
+    from pipeline.simulate.results import run_sim
+
+    for name in ("training-at-scale", "llm-inference"):
+        plan = load_plan(EXAMPLES / name / "plan.json")
+        sweep = run_sim(plan).sweep
+        assert sweep is not None
+        runs = ruler_runs(plan, sweep)
+        assert runs is not None
+        unfit = 0
+        for row, line in zip(ruler_table(plan, sweep), runs.rows, strict=True):
+            tech = row.technique
+            assert tech is not None
+            for cell in row.cells:
+                before, after = tech.absolute(cell.metric.id)
+                assert before is not None and after is not None
+                assert f"{_value(before)} → {_value(after)}" in line.text, (tech.id, line.text)
+            cannot = "does not fit" in line.text or "放不进" in line.text
+            assert cannot == (tech.fits[0] is False or tech.fits[1] is False), line.text
+            unfit += tech.fits[0] is False
+        if name == "training-at-scale":
+            assert unfit, "the training sweep has baselines over GPU memory (plain DP, GPipe ...)"
