@@ -63,7 +63,7 @@ def test_every_kind_has_goldens_in_its_telling_cases() -> None:
     kinds = {s.scene for s in SAMPLES}
     assert kinds == set(GENERAL_SCENES) == set(SCENE_DRAWINGS)
     assert set(FIELD.scenes()) == set(GENERAL_SCENES)
-    for kind in ("flow", "container", "before_after", "compare", "grid", "lanes"):
+    for kind in ("flow", "container", "before_after", "compare", "grid", "lanes", "line"):
         assert sum(1 for s in SAMPLES if s.scene == kind) >= 2, kind
 
 
@@ -340,6 +340,8 @@ def random_panel(draw: st.DrawFn) -> tuple[str, ExampleView, Panel]:
         groups = [("capacity", 1), ("parts", draw(st.integers(1, 6)))]
     elif kind == "lanes":
         groups = [("lane", draw(st.integers(1, 6))) for _ in range(draw(st.integers(1, 4)))]
+    elif kind == "line":
+        groups = [("series", draw(st.integers(2, 8))) for _ in range(draw(st.integers(1, 2)))]
     else:
         groups = [("before", 1), ("after", 1)]
     quantities, show = [], []

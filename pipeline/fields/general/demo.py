@@ -135,6 +135,19 @@ SAMPLES: tuple[Sample, ...] = (
            (q("old", "通勤", "commute", MIN, 50), q("new", "通勤", "commute", MIN, 30),
             q("saved", "省下", "saved", MIN, "old - new")),
            (("before", ("old",)), ("after", ("new",)))),
+    Sample("line-one", "line", ("每月多存，一年攒到 {m12} 元", "a year of saving: {m12} yuan"),
+           (q("m0", "开始", "start", YUAN, 0), q("m3", "三个月", "3 months", YUAN, 1500),
+            q("m6", "半年", "6 months", YUAN, 3000), q("m9", "九个月", "9 months", YUAN, 4500),
+            q("m12", "一年后", "after a year", YUAN, "m9 + 1500")),
+           (("series", ("m0", "m3", "m6", "m9", "m12")),)),
+    Sample("line-two", "line", ("复利越往后越陡：{c30} 元", "compounding steepens: {c30} yuan"),
+           (q("s0", "本金", "principal", YUAN, 10000), q("s10", "单利", "simple", YUAN, 17000),
+            q("s20", "单利", "simple", YUAN, 24000), q("s30", "单利的终值", "simple interest", YUAN, 31000),
+            q("c0", "本金", "principal", YUAN, 10000),
+            q("c10", "复利", "compound", YUAN, "c0 * 1.07 ^ 10"),
+            q("c20", "复利", "compound", YUAN, "c0 * 1.07 ^ 20"),
+            q("c30", "复利的终值", "compound interest", YUAN, "c0 * 1.07 ^ 30")),
+           (("series", ("s0", "s10", "s20", "s30")), ("series", ("c0", "c10", "c20", "c30")))),
     # at the kinds' limits: five stages, six parts, four lanes, 48 slots
     Sample("flow-five-stages", "flow", ("炒菜最慢，一小时 {fry} 份", "frying is slowest: {fry}/h"),
            (q("orders", "点菜", "orders", DISH, 10), q("wash", "洗菜", "wash", DISH, 30),
@@ -172,6 +185,7 @@ CARDS = (
     ("before-after-down", "before-after-up"),
     ("flow-five-stages", "container-six-parts"),
     ("lanes-four", "grid-many-slots"),
+    ("line-one", "line-two"),
 )
 
 

@@ -76,6 +76,15 @@ GENERAL_SCENES: dict[str, GeneralScene] = {
                   "wait of 0)"),),
         ),
         GeneralScene(
+            "line",
+            "one or two series of values at equal steps in order (a sum after 0, 10, 20, 30 "
+            "years), each an ink line through its points on one scale from zero, so a straight "
+            "line and a curve that steepens show apart; each line ends in its last quantity's "
+            "label and number",
+            (Role("series", (1, 2), (2, 8), "one line: its values in order, one per step (the "
+                  "same steps in both lines); its last quantity's label names the line"),),
+        ),
+        GeneralScene(
             "before_after",
             "one quantity before and after a change, as two bars with the change marked",
             (

@@ -12,7 +12,15 @@ returns the sentence for the panel's `<desc>`.
 from __future__ import annotations
 
 from pipeline.draw.scene import SceneFn
-from pipeline.fields.general.scenes import before_after, compare, container, flow, grid, lanes
+from pipeline.fields.general.scenes import (
+    before_after,
+    compare,
+    container,
+    flow,
+    grid,
+    lanes,
+    line,
+)
 from pipeline.fields.general.scenes.common import WORDS
 from pipeline.fields.general.scenes.steps import draw_worked_step
 
@@ -23,6 +31,7 @@ SCENE_DRAWINGS: dict[str, SceneFn] = {
     "grid": grid.draw,
     "lanes": lanes.draw,
     "before_after": before_after.draw,
+    "line": line.draw,
 }
 
 __all__ = ["SCENE_DRAWINGS", "WORDS", "draw_worked_step"]
