@@ -107,7 +107,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     for k, points in enumerate(series):
         for i, q in enumerate(points[1:-1], start=1):
             x, y = PLOT_X0 + i * pitch, _y(q.value, top)
-            above, below = (x - 3, y - 10, "end"), (x + 3, y + 10, "start")
+            above: tuple[float, float, Anchor] = (x - 3, y - 10, "end")
+            below: tuple[float, float, Anchor] = (x + 3, y + 10, "start")
             spots = [above, below] if k == upper else [below, above]
             _place_if_free(cv, amount(q), ctx.lang, spots)
     # where the first line starts, under the axis (its point is the first on the left)
