@@ -19,7 +19,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "cards": "概念卡片",
         "ruler": "尺子",
         "ruler_sub": "每招改善什么、牺牲什么",
-        "ruler_legend": "同一把尺子量所有招数：看每招让哪项指标变好、哪项变差（数值来自模拟器）。",
+        "ruler_legend": "每一行是一招对比它自己的基线、在它起作用的负载上（见表下）：看它让哪项指标变好、哪项变差（数值来自模拟器）；行与行的基线不同，百分比不能互相比。",
         "walkthrough": "零基础版",
         "walk_step": "第 {n} 步",
         "walk_table": "不用 vs 用了 {name}",
@@ -75,8 +75,10 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "cards": "Concept cards",
         "ruler": "The ruler",
         "ruler_sub": "what each trick improves, what it sacrifices",
-        "ruler_legend": "One ruler for every trick: which metric gets better, which gets worse "
-        "(values from the simulator).",
+        "ruler_legend": "Each row is one trick against its own baseline, on a load where it "
+        "matters (listed below the chart): which metric gets better, which gets worse (values "
+        "from the simulator); rows have different baselines, so their percentages do not compare "
+        "with each other.",
         "walkthrough": "From zero",
         "walk_step": "Step {n}",
         "walk_table": "Without vs with {name}",

@@ -45,11 +45,11 @@ HEADROOM = 1.03
 TEXT = {
     "zh": {"slo": "目标", "ttft": "首字 {v}", "tpot": "每字 {v} {u}", "ttft_miss": "首字",
            "tpot_miss": "每字", "both_miss": "都超",
-           "sum": "吞吐 {rt} 个/{u}，有效吞吐 {gp} 个/{u}（{good}/{n} 达标）",
+           "sum": "请求吞吐 {rt} 个/{u}，有效吞吐 {gp} 个/{u}（{good}/{n} 达标）",
            "ms": "毫秒", "step": "步"},
     "en": {"slo": "SLO", "ttft": "TTFT {v}", "tpot": "TPOT {v} {u}", "ttft_miss": "TTFT",
            "tpot_miss": "TPOT", "both_miss": "both",
-           "sum": "throughput {rt}/{u}, goodput {gp}/{u} ({good} of {n} meet)",
+           "sum": "{rt} requests/{u}, goodput {gp}/{u} ({good} of {n} meet)",
            "ms": "ms", "step": "step"},
 }
 
