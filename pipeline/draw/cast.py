@@ -2,7 +2,7 @@
 
 Every character is drawn at one fixed size (P12: same cast everywhere) and coloured by its state
 through the palette; expressions follow the state (happy running, surprised new, sleepy idle,
-X-eyed freed). The letter on a bean is a `<text>` placed through the canvas's layout.
+worried freed: put out, coming back). The letter on a bean is a `<text>` placed through the canvas's layout.
 """
 
 from __future__ import annotations
@@ -46,21 +46,14 @@ def _face(cv: Canvas, eid: str, cx: float, cy: float, state: str) -> None:
         cv.stroke(d, BEAN_INK, width=width)
 
     if state == "freed":
-        for ex in (cx - 5, cx + 5):
-            pen(
-                rough.line(rng, (ex - 2, ey - 2), (ex + 2, ey + 2), 0.2, 1)
-                + rough.line(rng, (ex + 2, ey - 2), (ex - 2, ey + 2), 0.2, 1),
-                1.3,
-            )
-        pen(
-            rough.curve(
-                rng,
-                [(cx - 4, cy - 2), (cx - 1.5, cy - 3.5), (cx + 1.5, cy - 1.5), (cx + 4, cy - 3)],
-                0.1,
-                1,
-            ),
-            1.2,
-        )
+        # put out, not gone: worried (eyes, brows tilted up in the middle, a frown); X eyes
+        # read as dead to readers, and a preempted request comes back
+        for ex, side in ((cx - 5, -1), (cx + 5, 1)):
+            cv.dot(ex, ey + 0.6, 1.5, BEAN_INK)
+            pen(rough.line(rng, (ex - 2.4 * side, ey - 3.4), (ex + 1.8 * side, ey - 2.2), 0.1, 1),
+                1.1)
+        pen(rough.curve(rng, [(cx - 4, cy - 1.6), (cx, cy - 4.2), (cx + 4, cy - 1.6)], 0.1, 1),
+            1.2)
         return
     if state == "idle":
         for ex in (cx - 5, cx + 5):
