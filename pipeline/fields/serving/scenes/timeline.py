@@ -1,12 +1,14 @@
 """timeline: steps left to right, one lane per request; cells show prefill, decode, waiting, idle.
 
 First-token marks (a spark) and finish flags come from the trace's token times and `finished`.
+Under static batching a request that has finished keeps its seat in the batch until the batch's
+last request finishes: its lane shows that seat idle (the waste continuous batching removes).
 Used for static vs continuous batching, chunked prefill, preemption, admission.
 """
 
 from __future__ import annotations
 
-from pipeline.artifacts.trace import StepView
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.key import draw_key
@@ -30,9 +32,27 @@ BEAN_X = 32.0
 AXIS_GAP = 10.0
 
 
+def _first_step(trace: TraceView, rid: str) -> int | None:
+    return next((s.index for s in trace.steps if rid in s.scheduled), None)
+
+
+def seat_idle(trace: TraceView, rid: str, step: StepView) -> bool:
+    """Static batching: `rid` has finished, but a request of its batch (let in at the same
+    step) still runs, so its seat sits idle in this step."""
+    req = trace.requests[rid]
+    if trace.engine is None or trace.engine.policy != "static" or req.finish is None:
+        return False
+    if step.start < req.finish - 1e-9:
+        return False
+    first = _first_step(trace, rid)
+    return any(o != rid and _first_step(trace, o) == first for o in step.scheduled)
+
+
 def cell_kind(ctx: SceneContext, rid: str, step: StepView) -> str | None:
     assert ctx.trace is not None
     req = ctx.trace.requests[rid]
+    if seat_idle(ctx.trace, rid, step):
+        return "idle"
     if rid in step.preempted:
         return "freed"
     if rid in step.scheduled:
@@ -111,17 +131,21 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         floor=None,
     )
     total = len(trace.steps)
+    idle_seats = sum(1 for rid in rids for step in cols if seat_idle(trace, rid, step))
     waits = {rid: sum(1 for s in trace.steps if rid in s.waiting) for rid in rids}
     worst = max(rids, key=lambda r: (waits[r], r))
     if ctx.lang == "zh":
         desc = f"时间线：{len(rids)} 个请求共 {total} 步；{worst} 排队等了 {waits[worst]} 步。"
         desc += f"第 {total} 步之后全停。" if stall else ""
+        desc += f"写完的请求占着位置空等，共 {idle_seats} 格。" if idle_seats else ""
     else:
         desc = (
             f"Timeline: {len(rids)} requests over {total} steps; {worst} waited "
             f"{waits[worst]} steps in the queue."
         )
         desc += f" After step {total} nothing moves." if stall else ""
+        desc += (f" Finished requests keep their seats idle: {idle_seats} cells."
+                 if idle_seats else "")
     return SceneResult(desc, True)
 
 
