@@ -41,6 +41,9 @@ def _box(cv: Canvas, i: int, cx: float, cy: float, label: str) -> None:
                     max_width=BOX_W - 12, max_lines=2)
 
 
+BATCH = ("A", "B", "C")  # in the batch; D waits in the queue (each bean drawn once)
+
+
 def _edge_point(cx: float, cy: float, tx: float, ty: float) -> tuple[float, float]:
     """Where the line from a box centre towards (tx, ty) leaves the box (plus a small gap)."""
     dx, dy = tx - cx, ty - cy
@@ -52,10 +55,10 @@ def _edge_point(cx: float, cy: float, tx: float, ty: float) -> tuple[float, floa
 def _cast_at_work(cv: Canvas, cx: float, cy: float) -> None:
     cast.bean(cv, "D", cx - 150, cy + 4, "new", eid="mt-D-wait")
     cast.clerk(cv, cx - 80, cy + 4, eid="mt-clerk")
-    for k, (rid, state) in enumerate((("A", "running"), ("B", "running"), ("C", "running"),
-                                      ("D", "new"))):
-        cast.bean(cv, rid, cx - 20 + k * 30, cy + 6, state, eid=f"mt-{rid}")
-    cv.stroke(rough.arrow(cv.rng("mt-to-gpu"), (cx + 100, cy + 6), (cx + 122, cy + 6), 0.5, 0, 6),
+    # the batch the clerk hands the GPU: the cast already in (D, the newcomer, waits above)
+    for k, rid in enumerate(BATCH):
+        cast.bean(cv, rid, cx - 5 + k * 30, cy + 6, "running", eid=f"mt-{rid}")
+    cv.stroke(rough.arrow(cv.rng("mt-to-gpu"), (cx + 92, cy + 6), (cx + 122, cy + 6), 0.5, 0, 6),
               width=1.5)
     cast.gpu(cv, cx + 160, cy + 4, busy=True, eid="mt-gpu")
 
@@ -73,9 +76,8 @@ def _narrow_cast(cv: Canvas) -> None:
     at = [N_TOP + 4 + N_PITCH * k for k in range(CAST_ROWS)]
     cast.bean(cv, "D", N_CAST_X + 8, at[0], "new", eid="mt-D-wait")
     cast.clerk(cv, N_CAST_X + 12, at[1] + 6, eid="mt-clerk")
-    for k, (rid, state) in enumerate((("A", "running"), ("B", "running"), ("C", "running"),
-                                      ("D", "new"))):
-        cast.bean(cv, rid, N_CAST_X + k * 29, at[2], state, eid=f"mt-{rid}")
+    for k, rid in enumerate(BATCH):
+        cast.bean(cv, rid, N_CAST_X + 14 + k * 29, at[2], "running", eid=f"mt-{rid}")
     gx = N_CAST_X + 44
     cv.stroke(rough.arrow(cv.rng("mt-to-gpu"), (gx, at[2] + 26), (gx, at[3] - 26), 0.5, 0, 6),
               width=1.5)
