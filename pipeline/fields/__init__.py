@@ -91,15 +91,15 @@ def run_view(plan: Plan, concept: Concept, panel: Panel, sim: SimResults) -> Any
     return field(run.field).view(result) if result is not None else None
 
 
-def clock_note_of(plan: Plan, concept: Concept, sim: SimResults, lang: str) -> str:
-    """The line under a card's panels saying how their runs keep time ("" when no run needs
-    one), from the concept's field."""
+def panel_note_of(plan: Plan, concept: Concept, sim: SimResults, lang: str) -> str:
+    """The line under a card's panels (how their runs keep time, what they change of the
+    cast; "" when nothing needs saying), from the concept's field."""
     views = [
         (side, panel.scene, view)
         for side, panel in (("trouble", concept.trouble), ("fix", concept.fix))
         if (view := run_view(plan, concept, panel, sim)) is not None
     ]
-    return field(concept_field(concept)).clock_note(views, lang)
+    return field(concept_field(concept)).panel_note(views, lang)
 
 
 def run_values(

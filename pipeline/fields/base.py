@@ -139,9 +139,10 @@ class Field(ABC):
         """How the sweep's numbers were computed, for the line under the ruler."""
         return ""
 
-    def clock_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
-        """How a card's panels keep time, in one line under them, from (side, scene, run view)
-        of each panel with a run ("" when the pictures' own axes say it all)."""
+    def panel_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
+        """One line under a card's panels, from (side, scene, run view) of each panel with a
+        run: how they keep time, what of the page's fixed cast they change ("" when the
+        pictures say it all)."""
         return ""
 
     def view(self, result: Json) -> Any:

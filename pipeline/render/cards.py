@@ -41,7 +41,7 @@ class CardView:
     prev_problem: Prose | None
     trouble_svg: Markup
     fix_svg: Markup
-    clock: str  # how the panels keep time ("" when their axes count steps)
+    panel_note: str  # how the panels keep time, what of the cast they change ("": nothing)
     solves: Prose
     costs: Prose
     body: Prose
@@ -127,7 +127,7 @@ def card_view(
         prev_problem=prev_problem,
         trouble_svg=svgs["trouble"],
         fix_svg=svgs["fix"],
-        clock=fields.clock_note_of(plan, concept, sim, lang),
+        panel_note=fields.panel_note_of(plan, concept, sim, lang),
         solves=solves,
         costs=costs,
         body=body,

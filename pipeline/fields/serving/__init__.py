@@ -162,10 +162,10 @@ class ServingField(Field):
     def view(self, result: Json) -> Any:
         return TraceView.from_json(result)
 
-    def clock_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
-        from pipeline.fields.serving.clock import clock_note
+    def panel_note(self, views: Sequence[tuple[str, str, Any]], lang: str) -> str:
+        from pipeline.fields.serving.clock import cast_note, clock_note
 
-        return clock_note(views, lang)
+        return " ".join(t for t in (clock_note(views, lang), cast_note(views, lang)) if t)
 
     def values(self, result: Json) -> Mapping[str, str]:
         return trace_values(TraceView.from_json(result))

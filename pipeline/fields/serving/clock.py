@@ -84,3 +84,40 @@ def clock_note(views: Sequence[tuple[str, str, object]], lang: str) -> str:
         tail = "（示意成本，不是某块 GPU 的实测）" if zh else " (an illustrative cost, not any GPU's measurement)"
     head = "时钟：" if zh else "Clock: "
     return head + ("；" if zh else "; ").join(parts) + tail + ("。" if zh else ".")
+
+
+def _prompts(trace: TraceView) -> dict[str, int]:
+    """Each request's prompt length, read off its first scheduled step (tokens after the step,
+    less the first output token if the step emitted it)."""
+    out: dict[str, int] = {}
+    for rid in trace.requests:
+        step = next((s for s in trace.steps if rid in s.scheduled and rid in s.tokens), None)
+        if step is not None:
+            out[rid] = step.tokens[rid] - (1 if rid in step.emitted else 0)
+    return out
+
+
+def cast_note(views: Sequence[tuple[str, str, object]], lang: str) -> str:
+    """When the card's runs give the page's fixed cast other prompts than the other cards (a
+    shared system prompt, a knob on D's), say which, so no card changes the cast silently."""
+    from sim.presets.cast import CAST
+
+    usual = {rid: prompt for rid, prompt, _max, _arrival in CAST}
+    changed: dict[str, int] = {}
+    shared = 0
+    for _side, _scene, view in views:
+        if not isinstance(view, TraceView):
+            continue
+        for rid, n in _prompts(view).items():
+            if rid in usual and n != usual[rid]:
+                changed.setdefault(rid, n)
+        shared = max([shared, *(r.prefix_hit_tokens for r in view.requests.values())])
+    if not changed:
+        return ""
+    zh = lang == "zh"
+    listed = ("、" if zh else ", ").join(f"{rid} {n}" for rid, n in sorted(changed.items()))
+    if zh:
+        tail = f"（开头 {shared} 个 token 是同一段）" if shared else ""
+        return f"本卡的提示词和其他卡不同：{listed} 个 token{tail}。"
+    tail = f" (the first {shared} the same for all)" if shared else ""
+    return f"This card's prompts differ from the other cards': {listed} tokens{tail}."

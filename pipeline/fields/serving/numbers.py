@@ -63,7 +63,7 @@ def shown_numbers(result: Json) -> list[tuple[str, str, str, str]]:
     out = [
         (key, _label(key), value, _unit(key, unit)) for key, value in trace_values(trace).items()
     ]
-    # the comic's step cost, which the card's clock line spells out (`clock.clock_note`)
+    # the comic's step cost, which the card's clock line spells out (`clock.clock_note`, in the panel note)
     out += [
         (f"cost.{term}", COST_LABELS[term], f"{value:g}", "ms")
         for term, value in trace.cost.terms.items()

@@ -28,7 +28,7 @@ def test_timed_cards_state_their_clock_and_it_adds_up(name: str) -> None:
     soup = BeautifulSoup(page.html, "html.parser")
     noted = 0
     for concept in page.plan.concepts:
-        note = soup.select_one(f"#card-{concept.id} p.clock-note")
+        note = soup.select_one(f"#card-{concept.id} p.panel-note")
         views = [
             (p.scene, fields.run_view(page.plan, concept, p, page.sim))
             for p in (concept.trouble, concept.fix)
@@ -36,7 +36,7 @@ def test_timed_cards_state_their_clock_and_it_adds_up(name: str) -> None:
         timed = [v for scene, v in views if scene in TIMED_SCENES and isinstance(v, TraceView)
                  and v.cost.time_unit == "ms"]
         if not timed:
-            assert note is None, concept.id
+            assert note is None or not note.get_text().startswith(("时钟", "Clock")), concept.id
             continue
         assert note is not None, f"{concept.id}: timed in ms, no clock line"
         noted += 1
@@ -52,3 +52,29 @@ def test_timed_cards_state_their_clock_and_it_adds_up(name: str) -> None:
                 for step in view.steps:
                     assert step.duration == pytest.approx(c0 + tok * step.total_tokens)
     assert noted, f"{name}: no card is timed in ms"
+
+
+def test_a_card_that_changes_the_casts_prompts_says_so() -> None:
+    """The cast has fixed prompts (sim.presets.cast.CAST); a card whose runs give them others
+    (prefix caching's shared system prompt) names the new lengths and the shared opening, and
+    no other card of the example writes such a line."""
+    from sim.presets.cast import CAST
+
+    page = _render("llm-inference")
+    soup = BeautifulSoup(page.html, "html.parser")
+    said = {}
+    for concept in page.plan.concepts:
+        note = soup.select_one(f"#card-{concept.id} p.panel-note")
+        said[concept.id] = note.get_text() if note is not None else ""
+    changed = [cid for cid, text in said.items() if "本卡的提示词" in text]
+    assert changed == ["prefix_caching"], changed
+    concept = page.plan.concept("prefix_caching")
+    assert concept is not None
+    trace = fields.run_view(page.plan, concept, concept.fix, page.sim)
+    assert isinstance(trace, TraceView)
+    shared = max(r.prefix_hit_tokens for r in trace.requests.values())
+    for rid, prompt, _max, _arrival in CAST:
+        first = next(s for s in trace.steps if rid in s.scheduled)
+        n = first.tokens[rid] - (1 if rid in first.emitted else 0)
+        assert n != prompt and f"{rid} {n}" in said["prefix_caching"]
+    assert f"开头 {shared} 个 token 是同一段" in said["prefix_caching"]
