@@ -43,8 +43,9 @@ ROWS = {
     "one_f_one_b": ("GPipe 排法（先做完所有前向再做反向）",
                     "the GPipe schedule (all forwards, then all backwards)", "70b"),
     "interleaving": ("普通 1F1B（每张卡一段）", "plain 1F1B (one stage per GPU)", "70b"),
-    "more_tp": ("张量并行 4 张卡、数据并行 4 份", "tensor parallel over 4 GPUs, data parallel 4",
-                "70b_pp4"),
+    "more_tp": ("张量并行 4 张卡、数据并行 4 份（这一行是张量并行 8 张卡、数据并行 2 份）",
+                "tensor parallel over 4 GPUs, data parallel 4 (this row: over 8 GPUs, data "
+                "parallel 2)", "70b_pp4"),
     "grad_accumulation": ("每张卡一次算完 8 条序列（同样的总批量）",
                           "one micro-batch of 8 sequences per GPU (the same global batch)",
                           "dp16_batch128"),
