@@ -40,7 +40,7 @@ W_COST_W = WIDTH - INSET - 20 - NAME_W  # ... and a wide row's, under its cells
 ARROW_LEN = 26.0
 BOLD_HALF = (4.0, 10.0)  # shaft and head half-widths of the "improves" arrow
 THIN_HALF = (2.5, 7.0)  # ... and of the hollow "sacrifices" arrow
-PCT_SIZE = {"better": 17.0, "worse": 14.0, "same": 14.0}
+PCT_SIZE = {"better": 17.0, "worse": 14.0, "same": 14.0, "unstated": 13.0}
 NOTE_SIZE = 11.0  # "P99" / "TPOT" under a cell's number: >= 11 px on a phone
 NOTE_UP = 8.5  # a noted cell's number moves up this much ...
 NOTE_DOWN = 12.5  # ... and its note sits this far below the row's centre
@@ -48,10 +48,10 @@ COST_SIZE = 13.0
 COST_PAD = 6.0  # a row with costs words grows by COST_PAD + the words' block (`_cost_block`)
 WORDS = {
     "zh": {"higher": "越高越好", "lower": "越低越好", "title": "标尺", "better": "改善",
-           "worse": "牺牲", "same": "差不多", "costs": "代价不在这几列里："},
+           "worse": "牺牲", "same": "差不多", "unstated": "原文未提", "costs": "代价不在这几列里："},
     "en": {"higher": "higher is better", "lower": "lower is better", "title": "Ruler",
            "better": "improves", "worse": "sacrifices", "same": "about the same",
-           "costs": "its cost is off these columns: "},
+           "unstated": "not stated", "costs": "its cost is off these columns: "},
 }
 
 
@@ -87,8 +87,11 @@ def _cross(cv: Canvas, eid: str, x: float, cy: float) -> None:
 
 
 def _mark(cv: Canvas, eid: str, x: float, cy: float, pct: float, kind: str) -> None:
-    """The cell's arrow: filled bold (improves), hollow thin (sacrifices), wavy dash (same)."""
+    """The cell's arrow: filled bold (improves), hollow thin (sacrifices), wavy dash (same);
+    none where no source says (the cell's words do)."""
     rng = cv.rng(eid)
+    if kind == "unstated":  # no source says: no mark, the words say it
+        return
     if kind == "same":
         cv.stroke(rough.curve(rng, [(x - 8, cy + 1), (x - 3, cy - 2), (x + 3, cy + 2),
                                     (x + 8, cy - 1)], 0.2, 1), width=1.6)

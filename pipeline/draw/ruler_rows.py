@@ -16,9 +16,10 @@ from pipeline.artifacts.sim import SweepView, TechniqueView
 from pipeline.plan.model import Concept, Effect, Plan, RulerMetric
 
 FLAT_PCT = 1.0  # |change| below this is "about the same"
-Verdict = Literal["better", "worse", "same"]
+Verdict = Literal["better", "worse", "same", "unstated"]  # unstated: no source says
 CHANGE_SIGN = {"up": 1.0, "down": -1.0, "none": 0.0}
 CITED = {"zh": "据文献", "en": "cited"}
+UNSTATED = {"zh": "原文未提", "en": "not stated"}
 DEFAULT_P99 = "P99"
 P99_SPELLING = re.compile(r"\b[pP]99\b")
 
@@ -103,6 +104,11 @@ def _cited(effect: Effect, metric: RulerMetric, lang: str) -> Cell:
     return Cell(metric, kind, sign, effect.amount or CITED[lang], cited=True)
 
 
+def _unstated(metric: RulerMetric, lang: str) -> Cell:
+    """A cited row's metric no source speaks of: said in words, never guessed."""
+    return Cell(metric, "unstated", 0.0, UNSTATED["zh" if lang == "zh" else "en"], cited=True)
+
+
 def effect_of(concept: Concept, metric_id: str) -> Effect | None:
     return next((e for e in concept.effects if e.metric == metric_id), None)
 
@@ -128,7 +134,8 @@ def ruler_table(plan: Plan, sweep: SweepView) -> list[Row]:
         for metric in plan.ruler.metrics:
             effect = effect_of(concept, metric.id) if tech is None else None
             cell = (_measured(tech, metric, p99) if tech is not None
-                    else _cited(effect, metric, plan.lang) if effect is not None else None)
+                    else _cited(effect, metric, plan.lang) if effect is not None
+                    else _unstated(metric, plan.lang))
             if cell is not None:
                 cells.append(cell)
         row = Row(i, concept, tech, tuple(cells))

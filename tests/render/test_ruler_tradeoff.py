@@ -212,3 +212,24 @@ def test_each_ruler_row_gives_the_numbers_behind_its_percentages_and_says_what_c
             unfit += tech.fits[0] is False
         if name == "training-at-scale":
             assert unfit, "the training sweep has baselines over GPU memory (plain DP, GPipe ...)"
+
+
+def test_a_metric_no_source_speaks_of_is_printed_not_stated_not_refused() -> None:
+    """A cited row gives effects only on the metrics its sources address (play-the-model
+    finding: a careful model's plan was refused for lacking quotes that do not exist, and
+    would have had to invent a direction); the plan validates and the cell says so in words."""
+    from pipeline.plan.rules import plan_violations
+
+    src = EXAMPLES / "household-budget"
+    plan = load_plan(src / "plan.json")
+    row = next(c for c in plan.concepts if len(c.effects) >= 2)
+    dropped = row.effects[-1].metric
+    row.effects = row.effects[:-1]
+    found = [str(v) for v in plan_violations(plan, ingest_folder(src))]
+    assert not [v for v in found if "effects" in v], found
+    sweep = SweepView()
+    (cells,) = [r.cells for r in ruler_table(plan, sweep) if r.concept.id == row.id]
+    cell = next(c for c in cells if c.metric.id == dropped)
+    assert cell.kind == "unstated" and cell.text == "原文未提"
+    for narrow in (False, True):
+        assert "原文未提" in html.unescape(draw_ruler(plan, sweep, lang="zh", narrow=narrow))

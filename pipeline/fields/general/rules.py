@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from pipeline.artifacts.sources import Corpus, normalize_text
 from pipeline.errors import Violation
@@ -20,6 +21,8 @@ FIELD_ID = "general"
 ROUND_DIGITS = 2  # an illustrative number has at most this many significant digits
 MAX_ILLUSTRATIVE = 1_000_000
 QUOTED_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# a minus sign counts only where it cannot be a range's dash or a word's hyphen ("20-26", "v-3")
+SIGNED_NUMBER = re.compile(r"(?:(?<![\w.])([-\u2212]))?(\d+(?:[.,]\d+)*)")
 
 
 def significant_digits(value: float) -> int:
@@ -30,12 +33,14 @@ def significant_digits(value: float) -> int:
 
 
 def numbers_of(text: str) -> list[float]:
-    """The numbers a passage writes (3,000 and 3000 alike; 1.5 as 1.5)."""
+    """The numbers a passage writes (3,000 and 3000 alike; 1.5 as 1.5; -79.3 with its sign,
+    not the 26 of a range 20-26 as -26). Read from the text as written (NFKC only): the loose
+    quote comparison drops whitespace, which would make "(1, 263)" read 1263."""
     out = []
-    for raw in QUOTED_NUMBER.findall(text):
+    for sign, raw in SIGNED_NUMBER.findall(unicodedata.normalize("NFKC", text)):
         plain = raw.replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", raw) else raw
         try:
-            out.append(float(plain))
+            out.append(-float(plain) if sign else float(plain))
         except ValueError:
             continue
     return out
@@ -105,10 +110,11 @@ def _quoted(
         return [Violation(f"{path}.source", f"unknown source '{source}'")]
     if corpus.find_quote(source, quote) is None:
         return [Violation(f"{path}.quote", f"not found in source '{source}'")]
-    if not any(math.isclose(value, n, rel_tol=1e-9) for n in numbers_of(normalize_text(quote))):
+    written = numbers_of(quote)
+    if not any(math.isclose(value, n, rel_tol=1e-9) for n in written):
         return [Violation(f"{path}.value", (
             f"{value:g} is not a number the quote writes (it writes "
-            f"{', '.join(f'{n:g}' for n in numbers_of(quote)) or 'none'}): copy the number "
+            f"{', '.join(f'{n:g}' for n in written) or 'none'}): copy the number "
             "exactly, or make the quantity illustrative"))]
     return []
 
@@ -190,8 +196,10 @@ MIN_EFFECT_ROWS = 2  # a ruler drawn from cited effects compares at least two te
 
 def effect_violations(plan: Plan, corpus: Corpus | None) -> list[Violation]:
     """Cited effects: each found in its source, an `amount` only as the quote writes it. A row
-    stated only by citations (a field without an engine) gives an effect on every ruler metric;
-    a measured row (`technique`) may cite what its articles claim on some of them, and
+    stated only by citations (a field without an engine) gives an effect on each ruler metric
+    its sources speak of; a metric they do not is printed "not stated" (the ruler never makes a
+    direction up, and a plan is never sent back for lacking a quote that does not exist). A
+    measured row (`technique`) may cite what its articles claim on some metrics, and
     `pipeline.simulate.checks.claimed_effects` compares each claim with the sweep."""
     out: list[Violation] = []
     metric_ids = [m.id for m in plan.ruler.metrics]
@@ -200,10 +208,6 @@ def effect_violations(plan: Plan, corpus: Corpus | None) -> list[Violation]:
             continue
         path = f"concepts[{i}]"
         said = [e.metric for e in concept.effects]
-        for metric in metric_ids if not concept.technique else ():
-            if metric not in said:
-                out.append(Violation(f"{path}.effects", f"no effect on the ruler's metric "
-                                     f"'{metric}': say what the source says it does to it"))
         for j, effect in enumerate(concept.effects):
             where = f"{path}.effects[{j}]"
             if effect.metric not in metric_ids:

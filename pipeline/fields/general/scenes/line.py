@@ -71,12 +71,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     top = max(q.value for points in series for q in points)
     steps = max(len(p) for p in series)
     pitch = (PLOT_X1 - PLOT_X0) / (steps - 1)
-    # the axes: time runs right; the height is the quantity, from zero
+    # the axes: the steps run right (unnamed: they may be years, minutes or a function's
+    # inputs; the points' labels say which); the height is the quantity, from zero
     cv.stroke(rough.arrow(cv.rng("axis-x"), (PLOT_X0 - 4, AXIS_Y), (PLOT_X1 + 14, AXIS_Y)), width=1.4)
     cv.stroke(rough.line(cv.rng("axis-y"), (PLOT_X0, AXIS_Y + 4), (PLOT_X0, PLOT_TOP - 6), 0.4, 2),
               width=1.2)
-    cv.layout.place(ctx.word("time"), x=PLOT_X1 + 14, cy=AXIS_Y + 12, role="label",
-                    size=LABEL_SIZE - 1, anchor="end", floor=None)
     ends: list[tuple[float, float, QuantityView]] = []
     for k, points in enumerate(series):
         xy = [(PLOT_X0 + i * pitch, _y(q.value, top)) for i, q in enumerate(points)]
@@ -122,7 +121,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         lines.append(f"{points[-1].label}：{listed}" if ctx.lang == "zh"
                      else f"{points[-1].label}: {listed}")
     if ctx.lang == "zh":
-        desc = "折线图，同一把尺子从零画起，时间向右：" + "；".join(lines) + "。"
+        desc = "折线图，同一把尺子从零画起，从左到右依次：" + "；".join(lines) + "。"
     else:
-        desc = "Lines on one scale from zero, time running right: " + "; ".join(lines) + "."
+        desc = "Lines on one scale from zero, in order left to right: " + "; ".join(lines) + "."
     return SceneResult(desc, True)
