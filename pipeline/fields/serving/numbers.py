@@ -63,6 +63,10 @@ def shown_numbers(result: Json) -> list[tuple[str, str, str, str]]:
     out = [
         (key, _label(key), value, _unit(key, unit)) for key, value in trace_values(trace).items()
     ]
+    # each step's time in a timed run (the walkthrough writes them, "用时 1.75 毫秒")
+    if unit == "ms":
+        out += [(f"step.{s.index}.time", f"step {s.index}'s time", f"{round(s.duration, 3):g}",
+                 "ms") for s in trace.steps]
     # the comic's step cost, which the card's clock line spells out (`clock.clock_note`, in the panel note)
     out += [
         (f"cost.{term}", COST_LABELS[term], f"{value:g}", "ms")

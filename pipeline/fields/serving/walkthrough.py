@@ -33,6 +33,8 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "took": "{who} 多占 {n} 块",
         "free": "KV 块还空 {n} 块",
         "total": "本步共 {n} 个 token",
+        "budget": "（预算 {cap}）",
+        "took_time": "，用时 {t} {unit}",
         "join": "；",
         "end": "。",
         "sep": "、",
@@ -63,6 +65,8 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "free_one": "1 KV block stays free",
         "the": "the ",
         "total": "{n} tokens in this step",
+        "budget": " (budget {cap})",
+        "took_time": ", taking {t} {unit}",
         # English singulars (n == 1); Chinese needs none.
         "prefill_one": "{who} prefills 1 prompt token, no output yet",
         "first_one": "{who} computes its last prompt token and emits its first token",
@@ -198,7 +202,12 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
         if not parts:
             parts.append(words["idle"])
         total = sum(scheduled.values())
-        parts.append(_counted(words, "total", total).format(n=total))
+        said = _counted(words, "total", total).format(n=total)
+        if trace.engine is not None and trace.engine.max_num_batched_tokens:
+            said += words["budget"].format(cap=trace.engine.max_num_batched_tokens)
+        if time_unit(trace) == "ms":  # the step's time, so the table's ms can be traced
+            said += words["took_time"].format(t=f"{round(step.duration, 3):g}", unit=unit)
+        parts.append(said)
         sentence = words["join"].join(parts) + words["end"]
         if step.instance is not None:
             where = instance_label(step.instance, lang)

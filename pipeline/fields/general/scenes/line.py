@@ -54,7 +54,9 @@ def _place_if_free(
 ) -> None:
     family = family_for(text, lang)
     for x, cy, anchor in spots:
-        if cv.layout.free(text_box([text], family, POINT_SIZE, x, cy, anchor)):
+        box = text_box([text], family, POINT_SIZE, x, cy, anchor)
+        # right of the height axis (a number over its ink would lose a digit) and free
+        if box.x0 > PLOT_X0 + 1 and cv.layout.free(box):
             cv.layout.place(text, x=x, cy=cy, role="label", size=POINT_SIZE, anchor=anchor,
                             floor=None)
             return
