@@ -191,7 +191,8 @@ def trace_values(trace: TraceView) -> dict[str, str]:
             value = getattr(req, name)
             if value is not None:
                 values[f"{rid}.{name}"] = format_number(value)
-        first_sched = next((s.index for s in trace.steps if rid in s.scheduled), None)
+        first = trace.first_scheduled(rid)
+        first_sched = first.index if first is not None else None
         if first_sched is not None:
             values[f"{rid}.first_step"] = str(first_sched)
             # steps that ran after it arrived, before its first (any clock: steps or ms)

@@ -350,6 +350,10 @@ class TraceView:
     def step(self, index: int) -> StepView | None:
         return next((s for s in self.steps if s.index == index), None)
 
+    def first_scheduled(self, rid: str) -> StepView | None:
+        """The step `rid` is first scheduled in (None: never)."""
+        return next((s for s in self.steps if rid in s.scheduled), None)
+
     @classmethod
     def from_json(cls, data: Json) -> TraceView:
         engine = data.get("engine")

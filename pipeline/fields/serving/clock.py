@@ -91,8 +91,8 @@ def _prompts(trace: TraceView) -> dict[str, int]:
     less the first output token if the step emitted it)."""
     out: dict[str, int] = {}
     for rid in trace.requests:
-        step = next((s for s in trace.steps if rid in s.scheduled and rid in s.tokens), None)
-        if step is not None:
+        step = trace.first_scheduled(rid)
+        if step is not None and rid in step.tokens:
             out[rid] = step.tokens[rid] - (1 if rid in step.emitted else 0)
     return out
 

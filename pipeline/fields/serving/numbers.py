@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pipeline.artifacts.sim import trace_values
 from pipeline.artifacts.trace import Json, TraceView
-from pipeline.fields.serving.walkthrough import time_unit
+from pipeline.fields.serving.walkthrough import step_time, time_unit
 
 REQUEST_LABELS = {
     "arrival": "arrival",
@@ -65,8 +65,8 @@ def shown_numbers(result: Json) -> list[tuple[str, str, str, str]]:
     ]
     # each step's time in a timed run (the walkthrough writes them, "用时 1.75 毫秒")
     if unit == "ms":
-        out += [(f"step.{s.index}.time", f"step {s.index}'s time", f"{round(s.duration, 3):g}",
-                 "ms") for s in trace.steps]
+        out += [(f"step.{s.index}.time", f"step {s.index}'s time", step_time(s), "ms")
+                for s in trace.steps]
     # the comic's step cost, which the card's clock line spells out (`clock.clock_note`, in the panel note)
     out += [
         (f"cost.{term}", COST_LABELS[term], f"{value:g}", "ms")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pipeline.artifacts.sim import format_number
-from pipeline.artifacts.trace import StepView, TraceView
+from pipeline.artifacts.trace import TraceView
 
 # A story speaks of every request of a small run (a run of the cast, or of its parallel
 # samples), and of the first five of a larger one, as the pictures draw them
@@ -68,10 +68,6 @@ def setting(trace: TraceView) -> str:
     return ", ".join(parts)
 
 
-def _first_step(trace: TraceView, rid: str) -> StepView | None:
-    return next((s for s in trace.steps if rid in s.scheduled), None)
-
-
 def _stalls(trace: TraceView) -> list[tuple[int, list[str]]]:
     """Steps in which requests that had started decoding got no token (a generation stall)."""
     out = []
@@ -112,7 +108,7 @@ def request_lines(trace: TraceView, limit: int | None = None) -> list[str]:
     unit = "" if _unit(trace) == "steps" else " ms"
     for rid in list(trace.requests)[:limit]:
         r = trace.requests[rid]
-        first = _first_step(trace, rid)
+        first = trace.first_scheduled(rid)
         arrival_step = next((s.index for s in trace.steps if s.start >= r.arrival - 1e-9), None)
         bits = []
         if first is None:

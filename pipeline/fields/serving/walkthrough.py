@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.artifacts.sim import format_number
-from pipeline.artifacts.trace import TraceView
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.fields.base import CompareRow
 from pipeline.fields.serving.steps import instance_label
 
@@ -206,7 +206,7 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
         if trace.engine is not None and trace.engine.max_num_batched_tokens:
             said += words["budget"].format(cap=trace.engine.max_num_batched_tokens)
         if time_unit(trace) == "ms":  # the step's time, so the table's ms can be traced
-            said += words["took_time"].format(t=f"{round(step.duration, 3):g}", unit=unit)
+            said += words["took_time"].format(t=step_time(step), unit=unit)
         parts.append(said)
         sentence = words["join"].join(parts) + words["end"]
         if step.instance is not None:
@@ -258,6 +258,12 @@ def _figures(trace: TraceView, newcomer: str) -> dict[str, float | None]:
         "perceived": wait.mean if wait is not None else None,
         "accepted_len": summary.mean_accepted_length,
     }
+
+
+def step_time(step: StepView) -> str:
+    """A step's time as the walkthrough writes it (and the review lists it): to the thousandth,
+    so a comic's 1 + 3 x 0.25 reads 1.75, not a rounded 1.8."""
+    return f"{round(step.duration, 3):g}"
 
 
 def time_unit(trace: TraceView) -> str:

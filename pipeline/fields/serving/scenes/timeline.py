@@ -32,10 +32,6 @@ BEAN_X = 32.0
 AXIS_GAP = 10.0
 
 
-def _first_step(trace: TraceView, rid: str) -> int | None:
-    return next((s.index for s in trace.steps if rid in s.scheduled), None)
-
-
 def seat_idle(trace: TraceView, rid: str, step: StepView) -> bool:
     """Static batching: `rid` has finished, but a request of its batch (let in at the same
     step) still runs, so its seat sits idle in this step."""
@@ -44,8 +40,8 @@ def seat_idle(trace: TraceView, rid: str, step: StepView) -> bool:
         return False
     if step.start < req.finish - 1e-9:
         return False
-    first = _first_step(trace, rid)
-    return any(o != rid and _first_step(trace, o) == first for o in step.scheduled)
+    first = trace.first_scheduled(rid)
+    return any(o != rid and trace.first_scheduled(o) is first for o in step.scheduled)
 
 
 def cell_kind(ctx: SceneContext, rid: str, step: StepView) -> str | None:
