@@ -52,3 +52,64 @@ def test_the_total_reads_the_run_as_one_number(lang: str, word: str) -> None:
     d = trace.requests["D"]
     assert f"{word} {fmt(d.token_times[-1] - d.arrival)}" in _texts(total)
     assert "TTFT" not in _texts(total)
+
+
+@pytest.mark.parametrize("lang, word", [("zh", "之后平均每字"), ("en", "per token")])
+def test_the_clock_brackets_the_rest_of_the_wait_with_its_tpot(lang: str, word: str) -> None:
+    """TTFT + (tokens after the first) x TPOT is the whole wait: the clock brackets both parts,
+    the second labelled with the simulator's TPOT."""
+    clock, trace = _draw("clock", "metrics/with", "D", lang)
+    d = trace.requests["D"]
+    assert d.tpot is not None and len(d.token_times) > 2
+    assert word in _texts(clock) and fmt(d.tpot) in _texts(clock)
+    assert d.ttft is not None
+    assert abs(d.ttft + d.tpot * (len(d.token_times) - 1) - (d.token_times[-1] - d.arrival)) < 1e-6
+
+
+def _bar_count(svg: str) -> int:
+    """How many closed bars the itl_pool scene draws (one closed subpath per gap, in one path)."""
+    return sum(len(re.findall(r"[Zz]", d))
+               for d in re.findall(r'<path d="([^"]*)"[^>]*fill="var\(--run\)"', svg))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_itl_pool_draws_every_gap_sorted_with_the_simulators_percentiles(lang: str) -> None:
+    """What a percentile is: every gap of every request (ITL pooled as vllm bench serve does),
+    shortest first, each named by its request; the mean and P50/P99 are the trace's summary."""
+    svg, trace = _draw("itl_pool", "goodput/without", "B", lang)
+    gaps = sorted(
+        (b - a, rid)
+        for rid, r in trace.requests.items()
+        for a, b in zip(r.token_times, r.token_times[1:], strict=False)
+    )
+    assert _bar_count(svg) == len(gaps) == 22
+    itl = trace.summary.itl
+    assert itl is not None
+    text = _texts(svg)
+    assert f"P50 {fmt(itl.median)}" in text and f"P99 {fmt(itl.p99)}" in text
+    assert fmt(itl.mean) in text and itl.p99 > 2 * itl.mean, "the tail the mean hides"
+    names = re.search(r"<text[^>]*>((?:<tspan[^>]*>[A-D]</tspan>)+)</text>", svg)
+    assert names is not None
+    assert re.findall(r">([A-D])<", names.group(1)) == [rid for *_, rid in sorted(
+        (g, order, k, rid) for order, (rid, r) in enumerate(trace.requests.items())
+        for k, g in enumerate(b - a for a, b in zip(r.token_times, r.token_times[1:],
+                                                   strict=False)))]
+    desc = re.search(r"<desc>(.*?)</desc>", svg)
+    assert desc is not None and fmt(itl.p90) in desc.group(1)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_throughput_counts_every_request_and_goodput_only_those_on_target(lang: str) -> None:
+    """One run measured two ways: the throughput reading has no targets and no verdicts; the
+    slo reading of the same run judges each request (same time scale: same token positions)."""
+    plain, trace = _draw("throughput", "goodput/without", "B", lang)
+    judged, _ = _draw("slo", "goodput/without", "B", lang)
+    s = trace.summary
+    assert s.request_throughput is not None and s.output_throughput is not None
+    assert f"{s.request_throughput:.2f}" in _texts(plain)
+    assert f"{s.output_throughput:.2f}" in _texts(plain)
+    assert f"{s.goodput:.2f}" not in _texts(plain) and f"{s.goodput:.2f}" in _texts(judged)
+    tokens = sum(r.output_tokens for r in trace.requests.values())
+    assert re.search(rf"(?<![\d.]){tokens}(?![\d.])", _texts(plain))
+    dots = re.compile(r'<circle cx="([\d.]+)" cy="([\d.]+)"')
+    assert dots.findall(plain) == dots.findall(judged), "the two readings share one time scale"

@@ -48,7 +48,8 @@ ALLOWED_COLOURS = re.compile(
 GOLDEN_CASES = [
     ("timeline", "batching"), ("budget", "chunked_prefill"), ("kv_blocks", "kv_alloc"),
     ("kv_blocks", "preemption"), ("kv_blocks", "prefix_cache"), ("queue", "admission"), ("clock", "metrics"),
-    ("bars", "arithmetic"), ("roofline", "arithmetic"),
+    ("bars", "arithmetic"), ("roofline", "arithmetic"), ("itl_pool", "goodput"),
+    ("throughput", "goodput"),
 ]
 SWEEP = SweepView.from_json(FIXTURE_SWEEP)
 

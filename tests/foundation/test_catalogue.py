@@ -137,30 +137,30 @@ def test_the_prompt_says_every_registry_entry(cat: Catalogue) -> None:
 
 def test_a_knob_out_of_range_or_unknown_is_refused_with_its_path() -> None:
     data = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
-    fix = data["concepts"][7]["fix"]  # chunked_prefill / budget
+    fix = data["concepts"][6]["fix"]  # chunked_prefill / budget
     assert fix["scenario"] == "chunked_prefill"
     fix["knobs"] = [{"name": "d_prompt", "value": 99}, {"name": "warp", "value": 1}]
-    data["concepts"][7]["trouble"]["knobs"] = [{"name": "d_prompt", "value": 99}]
+    data["concepts"][6]["trouble"]["knobs"] = [{"name": "d_prompt", "value": 99}]
     found = [str(v) for v in plan_violations(parse_plan(data), catalogue=catalogue())]
-    assert "concepts[7].fix.knobs[0].value: knob 'd_prompt' must be 2-40 tokens" in found
-    assert any(v.startswith("concepts[7].fix.knobs[1].name: scenario 'chunked_prefill' has no "
+    assert "concepts[6].fix.knobs[0].value: knob 'd_prompt' must be 2-40 tokens" in found
+    assert any(v.startswith("concepts[6].fix.knobs[1].name: scenario 'chunked_prefill' has no "
                             "knob 'warp'") for v in found)
-    data["concepts"][7]["trouble"]["knobs"] = []
+    data["concepts"][6]["trouble"]["knobs"] = []
     fix["knobs"] = [{"name": "d_prompt", "value": 30}]
     found = [str(v) for v in plan_violations(parse_plan(data), catalogue=catalogue())]
     assert found == [
-        "concepts[7].trouble.knobs: the trouble and fix panels draw 'chunked_prefill' with "
+        "concepts[6].trouble.knobs: the trouble and fix panels draw 'chunked_prefill' with "
         "different 'd_prompt' (- vs 30, - = the preset's): set the same knobs on both"
     ]
 
 
 def test_a_placeholder_the_scenario_does_not_offer_is_refused() -> None:
     data = json.loads((EXAMPLE / "plan.json").read_text(encoding="utf-8"))
-    data["concepts"][8]["fix"]["caption"] = "命中{D.prefix_hit_tokens}个{R7.ttft}"
+    data["concepts"][7]["fix"]["caption"] = "命中{D.prefix_hit_tokens}个{R7.ttft}"
     found = [str(v) for v in plan_violations(parse_plan(data), catalogue=catalogue())]
     offers = [v for v in found if "offers no placeholder" in v]
     assert len(offers) == 1 and offers[0].startswith(
-        "concepts[8].fix.caption: scenario 'prefix_cache' offers no placeholder {R7.ttft}"
+        "concepts[7].fix.caption: scenario 'prefix_cache' offers no placeholder {R7.ttft}"
     )
 
 

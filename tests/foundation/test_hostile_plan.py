@@ -167,7 +167,7 @@ def test_a_knob_changes_the_number_a_caption_shows(folder: Path, tmp_path: Path)
     from pipeline.simulate.results import Run, run_trace
 
     data = json.loads(json.dumps(PLAN))
-    card = data["concepts"][7]
+    card = data["concepts"][6]
     assert card["fix"]["scenario"] == card["trouble"]["scenario"] == "chunked_prefill"
     card["fix"]["caption"] = "D 首字 {D.ttft} 毫秒"
     for side in ("trouble", "fix"):

@@ -149,7 +149,7 @@ def test_a_ruler_without_rows_is_rejected_with_its_path(plan_data, corpus):
         "ruler: 0 technique row(s), at least 3 needed: set `technique` on 3 concepts"
     )
     assert "continuous_batching" in found[0] and "spec_decode" in found[0]
-    for i in (4, 5):  # two rows are still too few
+    for i in (3, 4):  # two rows are still too few
         data["concepts"][i]["technique"] = plan_data["concepts"][i]["technique"]
     assert registry_violations(data, corpus)[0].startswith("ruler: 2 technique row(s)")
 

@@ -63,7 +63,7 @@ def test_second_publication_review_shows_the_changed_card_and_keeps_history(
     publish(build(label="v1"), site, name="llm")
 
     def edit(plan: dict) -> None:
-        plan["concepts"][5]["trouble"]["caption"] = "换了一句新标题"
+        plan["concepts"][4]["trouble"]["caption"] = "换了一句新标题"
         plan["concepts"][2], plan["concepts"][3] = plan["concepts"][3], plan["concepts"][2]
 
     second = build(label="v2", colours={"paged_attention": (200, 40, 40)}, plan_edit=edit)
@@ -77,8 +77,8 @@ def test_second_publication_review_shows_the_changed_card_and_keeps_history(
     fields = {c.field: (c.before, c.after) for c in report.plan}
     assert fields["concepts[paged_attention].trouble.caption"][1] == "换了一句新标题"
     order = fields["concepts (order)"]
-    assert order[0] and order[1] and "memory_bound, static_batching" in order[0]
-    assert "static_batching, memory_bound" in order[1]
+    assert order[0] and order[1] and "memory_bound, continuous_batching" in order[0]
+    assert "continuous_batching, memory_bound" in order[1]
     page = review.read_text(encoding="utf-8")
     assert "换了一句新标题" in page and report.summary in page
     assert report.summary.startswith("1 card changed (paged_attention), 0 moved")

@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "llm-inference"
 NAME = "llm-inference"
 MAX_REVIEW_BYTES = 3_000_000
-EDITED_CARD = "continuous_batching"  # concepts[4]
+EDITED_CARD = "continuous_batching"  # concepts[3]
 LONGER_CARD = "kv_cache"  # concepts[1]
 
 
@@ -60,9 +60,9 @@ def build_copy(root: Path, label: str, edit: Callable[[dict], None] | None = Non
 
 
 def one_character(plan: dict) -> None:
-    body = plan["concepts"][4]["body"]
-    assert plan["concepts"][4]["id"] == EDITED_CARD and "，" in body
-    plan["concepts"][4]["body"] = body.replace("，", "；", 1)
+    body = plan["concepts"][3]["body"]
+    assert plan["concepts"][3]["id"] == EDITED_CARD and "，" in body
+    plan["concepts"][3]["body"] = body.replace("，", "；", 1)
 
 
 def longer(plan: dict) -> None:

@@ -39,6 +39,7 @@ def _scenes() -> dict[str, SceneSpec]:
         clock,
         disagg,
         drafts,
+        itl_pool,
         kv_blocks,
         kv_capacity,
         load_curve,
@@ -57,9 +58,11 @@ def _scenes() -> dict[str, SceneSpec]:
         "clock": clock, "roofline": roofline, "bars": bars, "drafts": drafts,
         "kv_capacity": kv_capacity, "tp_shards": tp_shards, "disagg": disagg, "slo": slo,
         "streaming": streaming, "sampling": sampling, "load_curve": load_curve,
+        "itl_pool": itl_pool,
     }  # fmt: skip
     draws = {kind: module.draw for kind, module in modules.items()}
-    draws |= {"clock_total": clock.draw_total, "clock_mean": clock.draw_mean}
+    draws |= {"clock_total": clock.draw_total, "clock_mean": clock.draw_mean,
+              "throughput": slo.draw_throughput}
     return {kind: SceneSpec(kind, SCENE_SHOWS[kind], fn, WORDS) for kind, fn in draws.items()}
 
 

@@ -65,6 +65,13 @@ SCENE_SHOWS: dict[str, str] = {
     "transfer and B's token gaps; a two-instance run",
     "slo": "each request's tokens against the TTFT and TPOT targets, meets or misses, "
     "throughput against goodput; needs a run with SLO targets",
+    "throughput": "the same lanes as slo with no targets, every request counted: requests and "
+    "tokens per unit of time, what a throughput figure alone tells (slow requests count as "
+    "much as fast ones; beside an slo panel of the same run)",
+    "itl_pool": "every gap between two tokens of the run, pooled over all requests and sorted "
+    "shortest to longest, each bar named by its request; the mean as a line and P50 and P99 "
+    "read off the row where they fall (what a percentile is; beside a clock_mean panel of the "
+    "same run)",
     "streaming": "what each user sees: a blank screen until the whole answer, or the first "
     "token and then a trickle; the perceived wait",
     "sampling": "n answers to one prompt: the prompt's blocks (shared once with prefix caching) "
@@ -79,20 +86,21 @@ SCENE_SHOWS: dict[str, str] = {
 # needs a pool small enough to see.
 DRAWN_BY: dict[str, tuple[str, ...]] = {
     "kv_cache": ("timeline", "budget", "kv_blocks"),
-    "batching": ("timeline", "budget", "queue", "clock", "clock_total", "clock_mean"),
+    "batching": ("timeline", "budget", "queue", "clock", "clock_total", "clock_mean", "itl_pool"),
     "kv_alloc": ("kv_blocks", "timeline", "queue"),
     "preemption": ("kv_blocks", "timeline"),
-    "chunked_prefill": ("budget", "timeline", "clock", "clock_total", "clock_mean"),
+    "chunked_prefill": ("budget", "timeline", "clock", "clock_total", "clock_mean", "itl_pool"),
     "prefix_cache": ("kv_blocks", "budget", "timeline"),
     "admission": ("queue", "timeline"),
-    "metrics": ("clock", "clock_total", "clock_mean", "timeline"),
+    "metrics": ("clock", "clock_total", "clock_mean", "timeline", "itl_pool"),
     "arithmetic": ("roofline", "bars"),
     "spec_decode": ("drafts", "timeline", "budget", "clock", "clock_total", "clock_mean"),
     "fp8_kv": ("kv_capacity", "kv_blocks", "timeline"),
     "tensor_parallel": ("tp_shards", "bars", "clock", "clock_total", "clock_mean", "timeline"),
     "disaggregation": ("disagg", "clock", "clock_total", "clock_mean"),
     "streaming": ("streaming", "clock", "clock_total", "clock_mean", "timeline"),
-    "goodput": ("slo", "clock", "clock_total", "clock_mean", "timeline"),
+    "goodput": ("slo", "throughput", "itl_pool", "clock", "clock_total", "clock_mean",
+                "timeline"),
     "parallel_sampling": ("sampling",),
     "load_curve": ("load_curve",),
 }

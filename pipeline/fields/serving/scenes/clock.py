@@ -164,6 +164,17 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
         )
         return SceneResult(desc, True)
     gaps = real_gaps
+    if len(times) > 1 and req.tpot is not None:
+        # the rest of the wait: every token after the first, its mean gap (TPOT) in words
+        x0, x1 = xs(times[0]), xs(times[-1])
+        per = (f"之后平均每字 {fmt(req.tpot)}" if zh else f"then {fmt(req.tpot)} per token")
+        if cv.layout.try_place(per, x=(x0 + x1) / 2, cy=BRACKET_Y - 14, role="label",
+                               size=SMALL_SIZE + 0.5, floor=None,
+                               alts=[(x1 - 40, BRACKET_Y - 14)]) is not None:
+            brng = cv.rng("bracket-rest")
+            cv.stroke(rough.line(brng, (x0 + 4, BRACKET_Y), (x1, BRACKET_Y), 0.4, 2)
+                      + rough.line(brng, (x1, BRACKET_Y - 6), (x1, BRACKET_Y + 6), 0.2, 1),
+                      colour("running"), width=2.0)
     longest = max(range(len(gaps)), key=lambda k: (gaps[k], -k)) if gaps else -1
     typical = sorted(gaps)[len(gaps) // 2] if gaps else 0.0
     stall = longest >= 0 and gaps[longest] > STALL * typical
@@ -207,13 +218,15 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     if zh:
         desc = (
             f"时间轴：{rid} 在 {fmt(arrival)} 到达，首个 token用了 {ttft_v} {unit_word}，"
-            f"之后 {len(gaps)} 个间隔{('各 ' + fmt(max(gaps))) if gaps and max(gaps) == min(gaps) else ''}。"
+            f"之后 {len(gaps)} 个间隔{('各 ' + fmt(max(gaps))) if gaps and max(gaps) == min(gaps) else ''}"
+            f"{('，平均每字 ' + fmt(req.tpot)) if req.tpot is not None and gaps else ''}。"
         )
         desc += f"最长一个 {fmt(gaps[longest])}。" if stall else ""
     else:
         desc = (
             f"Clock: {rid} arrives at {fmt(arrival)}, its first token takes {ttft_v} "
-            f"{unit_word}, then {len(gaps)} gaps between tokens."
+            f"{unit_word}, then {len(gaps)} gaps between tokens"
+            f"{(', ' + fmt(req.tpot) + ' per token on average') if req.tpot is not None and gaps else ''}."
         )
         desc += f" The longest is {fmt(gaps[longest])}." if stall else ""
     return SceneResult(desc, True)

@@ -6,6 +6,10 @@ two deadlines: the TTFT line (arrival + the TTFT objective, orange) and the TPOT
 says meets (check) or misses (cross, with what was missed). Below: request throughput against
 goodput. The objectives come from the trace's `figures` (`slo_ttft`, `slo_tpot`); the verdicts,
 throughput and goodput from the trace itself.
+
+throughput: the same lanes with no targets and no verdicts, every request counted: the run's
+request and token throughput, what a throughput figure alone tells (issue 21.2: a metric concept
+is one run measured two ways; beside an slo panel of the same run, on the same time scale).
 """
 
 from __future__ import annotations
@@ -46,10 +50,14 @@ TEXT = {
     "zh": {"slo": "目标", "ttft": "首字 {v}", "tpot": "每字 {v} {u}", "ttft_miss": "首字",
            "tpot_miss": "每字", "both_miss": "都超",
            "sum": "请求吞吐 {rt} 个/{u}，有效吞吐 {gp} 个/{u}（{good}/{n} 达标）",
+           "count": "{n} 个请求、{tok} 个 token 用了 {d} {u}",
+           "rates": "吞吐 {ot} token/{u}，请求吞吐 {rt} 个/{u}",
            "ms": "毫秒", "step": "步"},
     "en": {"slo": "SLO", "ttft": "TTFT {v}", "tpot": "TPOT {v} {u}", "ttft_miss": "TTFT",
            "tpot_miss": "TPOT", "both_miss": "both",
            "sum": "{rt} requests/{u}, goodput {gp}/{u} ({good} of {n} meet)",
+           "count": "{n} requests, {tok} tokens in {d} {u}",
+           "rates": "throughput {ot} tokens/{u}, {rt} requests/{u}",
            "ms": "ms", "step": "step"},
 }
 
@@ -86,6 +94,62 @@ def _two(v: float | None) -> str:
     return "?" if v is None else f"{v:.2f}"
 
 
+def _scale(trace: TraceView, slo_ttft: float, slo_tpot: float) -> TimeScale:
+    """Time onto the lanes: to the last token or deadline (both readings of a run alike)."""
+    reqs = [trace.requests[r] for r in lane_ids(trace)]
+    ends = [t for r in reqs for t in r.token_times] + [r.arrival + slo_ttft for r in reqs]
+    ends += [d for r in reqs if (d := tpot_deadline(r, slo_tpot)) is not None]
+    return TimeScale(max(ends) * HEADROOM, TRACK_X0, TRACK_X1)
+
+
+def _lane(cv: Canvas, ctx: SceneContext, i: int, rid: str, req: RequestView,
+          scale: TimeScale) -> float:
+    """A request's lane: its bean, guide line and arrival mark; returns its y."""
+    cy = lane_cy(i)
+    lane_bean(cv, ctx, i, rid, cy, "new" if req.arrival > 0 else "running")
+    track(cv, f"track-{rid}", scale.x(req.arrival), TRACK_X1, cy)
+    ax = scale.x(req.arrival)
+    cv.stroke(rough.line(cv.rng(f"arr-{rid}"), (ax, cy - 6), (ax, cy + 6), 0.2, 1), INK,
+              width=1.4)
+    return cy
+
+
+def _dots(cv: Canvas, rid: str, req: RequestView, scale: TimeScale, cy: float) -> None:
+    """The request's output tokens: the first orange, the rest green."""
+    with cv.batch():
+        for k, t in enumerate(req.token_times):
+            dot(cv, f"tok-{rid}-{k}", scale.x(t), cy, "new" if k == 0 else "running")
+
+
+def draw_throughput(cv: Canvas, ctx: SceneContext) -> SceneResult:
+    """The run counted as throughput: every request's tokens, no targets, no verdicts."""
+    trace = ctx.trace
+    assert trace is not None
+    words = TEXT[ctx.lang]
+    unit = words["ms"] if trace.cost.time_unit == "ms" else words["step"]
+    fig = trace.figures
+    if "slo_ttft" in fig and "slo_tpot" in fig:  # the slo panel's time scale, so both match
+        scale = _scale(trace, *read_slo(trace))
+    else:
+        ends = [t for r in trace.requests.values() for t in r.token_times]
+        scale = TimeScale((max(ends) if ends else 1.0) * HEADROOM, TRACK_X0, TRACK_X1)
+    for i, rid in enumerate(lane_ids(trace)):
+        req = trace.requests[rid]
+        _dots(cv, rid, req, scale, _lane(cv, ctx, i, rid, req, scale))
+    summary = trace.summary
+    tokens = sum(r.output_tokens for r in trace.requests.values())
+    count = words["count"].format(n=len(trace.requests), tok=tokens,
+                                  d=fmt(summary.duration or 0.0), u=unit)
+    rates = words["rates"].format(ot=_two(summary.output_throughput),
+                                  rt=_two(summary.request_throughput), u=unit)
+    cv.layout.place(count, x=SCENE_X0, cy=KEY_CY, role="label", size=SMALL_SIZE,
+                    anchor="start", floor=None, max_width=300)
+    cv.layout.place(rates, x=SCENE_X0, cy=SUMMARY_CY, role="label", size=SMALL_SIZE + 0.5,
+                    anchor="start", floor=None, max_width=368)
+    sep = "；" if ctx.lang == "zh" else "; "
+    return SceneResult(f"{count}{sep}{rates}{'。' if ctx.lang == 'zh' else '.'}", True)
+
+
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
@@ -94,9 +158,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     unit = words["ms"] if trace.cost.time_unit == "ms" else words["step"]
     rids = lane_ids(trace)
     reqs = [trace.requests[r] for r in rids]
-    ends = [t for r in reqs for t in r.token_times] + [r.arrival + slo_ttft for r in reqs]
-    ends += [d for r in reqs if (d := tpot_deadline(r, slo_tpot)) is not None]
-    scale = TimeScale(max(ends) * HEADROOM, TRACK_X0, TRACK_X1)
+    scale = _scale(trace, slo_ttft, slo_tpot)
 
     # the objectives, as a key: each word after the mark that draws it
     x = SCENE_X0
@@ -111,22 +173,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
 
     verdicts: list[str] = []
     for i, (rid, req) in enumerate(zip(rids, reqs, strict=True)):
-        cy = lane_cy(i)
+        cy = _lane(cv, ctx, i, rid, req, scale)
         ttft_miss, tpot_miss = missed(req, slo_ttft, slo_tpot)
         ok = req.meets_slo if req.meets_slo is not None else not (ttft_miss or tpot_miss)
-        lane_bean(cv, ctx, i, rid, cy, "new" if req.arrival > 0 else "running")
-        track(cv, f"track-{rid}", scale.x(req.arrival), TRACK_X1, cy)
-        ax = scale.x(req.arrival)
-        cv.stroke(rough.line(cv.rng(f"arr-{rid}"), (ax, cy - 6), (ax, cy + 6), 0.2, 1), INK,
-                  width=1.4)
         tick(cv, f"ttft-line-{rid}", scale.x(req.arrival + slo_ttft), cy, "new")
         due = tpot_deadline(req, slo_tpot)
         if due is not None:
             tick(cv, f"tpot-line-{rid}", scale.x(due), cy, "running")
+        _dots(cv, rid, req, scale, cy)
         times = req.token_times
-        with cv.batch():
-            for k, t in enumerate(times):
-                dot(cv, f"tok-{rid}-{k}", scale.x(t), cy, "new" if k == 0 else "running")
         late = ([0] if ttft_miss and times else []) + ([len(times) - 1] if tpot_miss else [])
         for k in late:
             cv.stroke(rough.ellipse(cv.rng(f"late-{rid}-{k}"), scale.x(times[k]), cy, RING_R,
