@@ -44,7 +44,9 @@ class SceneContext:
     lang: str
     focus: Sequence[str] = field(default_factory=list)
     words: Words = field(default_factory=dict)
-    partner: Any = None  # the card's other panel's run when it shows the same scenario, or None
+    # the card's other panel's run when it shows the same scenario; for two worked examples a
+    # `PanelPartner` (the other panel with its run, so both can share one scale); else None
+    partner: Any = None
 
     @property
     def trace(self) -> Any:
@@ -53,6 +55,15 @@ class SceneContext:
 
     def word(self, key: str) -> str:
         return self.words[self.lang][key]
+
+
+@dataclass(frozen=True)
+class PanelPartner:
+    """The card's other panel and its run's view, for scenes that draw the same quantities on
+    both panels of a card (a shared scale: the same number is the same length on both)."""
+
+    panel: Panel
+    run: Any
 
 
 @dataclass

@@ -154,12 +154,20 @@ def draw_panel_of(
 
 def partner_view(plan: Plan, concept: Concept, side: str, sim: SimResults) -> Any:
     """The run of the card's other panel when it draws the same scenario (its other variant, or
-    the same one), so a scene can show both panels at one moment; else None."""
+    the same one), so a scene can show both panels at one moment; for two worked-example panels
+    the other panel and its run (`PanelPartner`), so equal numbers are drawn equally long; else
+    None."""
     mine = concept.trouble if side == "trouble" else concept.fix
     other = concept.fix if side == "trouble" else concept.trouble
-    if not mine.scenario or other.scenario != mine.scenario:
-        return None
-    return run_view(plan, concept, other, sim)
+    if mine.scenario and other.scenario == mine.scenario:
+        return run_view(plan, concept, other, sim)
+    if mine.example and other.example:
+        # two worked examples: the other panel with its numbers (one scale for both)
+        from pipeline.draw.scene import PanelPartner
+
+        view = run_view(plan, concept, other, sim)
+        return PanelPartner(other, view) if view is not None else None
+    return None
 
 
 def chosen_fields(corpus: Corpus, config: PageConfig) -> Detection:

@@ -24,7 +24,7 @@ from pipeline.fields.general.formula import number_text
 from pipeline.fields.general.roles import GENERAL_SCENES
 from pipeline.fields.general.scenes import SCENE_DRAWINGS, WORDS, draw_worked_step
 from pipeline.fields.general.scenes.common import SceneRefusal, amount
-from pipeline.fields.general.scenes.rows import ZERO_X, Row, draw_rows, scale_for
+from pipeline.fields.general.scenes.rows import NUMBER_GAP, ZERO_X, Row, draw_rows, scale_for
 from pipeline.plan.model import Concept, Panel, Quantity, ShowRole, WorkedExample
 from tests.draw.test_draw import GOLDEN, UPDATE, _check_golden
 from tests.draw.test_layout_props import CJK, LATIN, assert_clean, inherited
@@ -408,3 +408,62 @@ def test_a_label_shrunk_to_fit_keeps_a_readable_floor() -> None:
     sizes = [float(inherited(t, "font-size", parents, "0")) * float(t.get("data-floor") or 1)
              for t in root.iter(f"{NS}text")]
     assert sizes and min(sizes) >= MIN_TEXT - 1e-6
+
+
+# ---- one scale across a card --------------------------------------------------------------
+
+
+def _bar_ends(svg: str) -> list[float]:
+    """Where each row's number starts (its bar's end plus the gap), top to bottom."""
+    return [float(t.get("x") or 0) for t, w in texts(svg)
+            if re.fullmatch(r"\d+ (?:yuan|min)", w)]
+
+
+def _card_panels(before_after_unit: str) -> tuple[str, str]:
+    """A rebalancing-like card: trouble compares 60000/75000/40000 yuan, fix draws 69000 →
+    46000 before/after in `before_after_unit`: the two panels' svgs (each with its partner)."""
+    from pipeline.draw.scene import PanelPartner
+
+    trouble_ex = WorkedExample(id="t", title="t", quantities=[
+        Quantity(name=n, label=n, unit="yuan", kind="illustrative", value=v)
+        for n, v in (("start", 60000), ("later", 75000), ("bonds", 40000))])
+    fix_ex = WorkedExample(id="f", title="f", quantities=[
+        Quantity(name=n, label=n, unit=before_after_unit, kind="illustrative", value=v)
+        for n, v in (("stocks", 69000), ("bonds", 46000))])
+    trouble = Panel(caption="x", scene="compare", example="t",
+                    show=[ShowRole(role="bars", quantities=["start", "later", "bonds"])])
+    fix = Panel(caption="x", scene="before_after", example="f",
+                show=[ShowRole(role="before", quantities=["stocks"]),
+                      ShowRole(role="after", quantities=["bonds"])])
+    views = {p.example: ExampleView.from_json(evaluate_example(ex))
+             for p, ex in ((trouble, trouble_ex), (fix, fix_ex))}
+    card = Concept(id="rebal", name="R", name_en="R", problem_left="-", body="-", trouble=trouble,
+                   fix=fix, solves="-", costs="-")
+    out = []
+    for side, mine, other in (("trouble", trouble, fix), ("fix", fix, trouble)):
+        view = views[mine.example]
+        out.append(draw_panel(card, side, mine, view, view.values(), lang="en",  # type: ignore[arg-type]
+                              scene=FIELD.scenes()[mine.scene],
+                              partner=PanelPartner(other, views[other.example])))
+    return out[0], out[1]
+
+
+def test_the_two_panels_of_a_card_draw_one_unit_on_one_scale() -> None:
+    """69000 after the sale is drawn shorter than the 75000 before it on the other panel, every
+    bar the same px per yuan on both sides (issue 21.2: same scale; a reader saw 69000 and
+    75000 drawn equally long)."""
+    trouble, fix = _card_panels("yuan")
+    lengths = [x - NUMBER_GAP - ZERO_X for x in _bar_ends(trouble) + _bar_ends(fix)]
+    values = [60000, 75000, 40000, 69000, 46000]
+    assert len(lengths) == len(values)
+    per = [length / v for length, v in zip(lengths, values, strict=True)]
+    assert max(per) - min(per) < 0.01 * max(per)  # one px per yuan (coordinates round to 0.1)
+    assert lengths[3] < lengths[1]
+
+
+def test_panels_of_different_units_keep_their_own_scales() -> None:
+    trouble, fix = _card_panels("min")
+    own_trouble, own_fix = (_bar_ends(s) for s in _card_panels("yuan"))
+    assert _bar_ends(trouble) != own_trouble or _bar_ends(fix) != own_fix
+    # in minutes the fix panel is not tied to the yuan panel: its longest bar fills its panel
+    assert max(_bar_ends(fix)) > max(own_fix)

@@ -52,14 +52,14 @@ class GeneralField(Field):
     title = "any subject (worked examples)"
     page_words = {
         "zh": {
-            "ruler_legend": "同一把尺子量所有招数：看每招让哪项指标变好、哪项变差（方向出自所引原文）。",
+            "ruler_legend": "每一行是一招：让哪项指标变好、哪项变差，方向出自所引原文，各行比的对象是各自原文里的做法。",
             "illustrative_note": "标着“引自原文”的图，数字照引原文（原文自己的统计、测量或它举的例子，原文说是示意的仍是示意），或只由这些数按公式算出；"
             "标着“示意值”的图和表用小算例：有的数照引原文，其余是取整的示意数或由 tujie 按公式算出，"
             "便于手算核对，不是实测。",
         },
         "en": {
-            "ruler_legend": "One ruler for every trick: which metric gets better, which gets worse "
-            "(each direction as the cited source says).",
+            "ruler_legend": "One row per trick: which metric gets better, which gets worse, each "
+            "direction as the cited source says, against what that source compares it with.",
             "illustrative_note": "Diagrams tagged “quoted” write only numbers quoted from the "
             "articles (their own surveys, measurements or worked examples: what an article calls "
             "illustrative stays illustrative) or computed from those alone; "

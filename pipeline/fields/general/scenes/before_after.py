@@ -22,7 +22,7 @@ from pipeline.fields.general.scenes.common import (
     role_quantities,
     with_unit,
 )
-from pipeline.fields.general.scenes.rows import Row, draw_rows, scale_for
+from pipeline.fields.general.scenes.rows import Row, card_scale, draw_rows
 
 KIND = "before_after"
 TOP = SCENE_TOP + 2
@@ -57,7 +57,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         Row(f"{ctx.word('before')}{sep}{before.label}", before.value, amount(before)),
         Row(f"{ctx.word('after')}{sep}{after.label}", after.value, amount(after)),
     ]
-    scale = scale_for(rows, ctx.lang)
+    scale = card_scale(ctx, rows, [before.unit, after.unit])
     drawn = draw_rows(cv, ctx.lang, rows, TOP, ROWS_BOTTOM, scale)
     x_before, x_after = drawn[0].end, drawn[1].end
     arrow_y = drawn[1].bottom + ARROW_GAP

@@ -3,7 +3,9 @@ number just past the bar's end. `compare` draws two or three of them, `before_af
 
 The scale is the largest that leaves every row's number room inside the panel, so a bar's
 length is its value times one factor shared by all rows (only a non-zero sliver is widened to
-stay visible: `common.MIN_SLIVER`).
+stay visible: `common.MIN_SLIVER`). When the card's other panel draws bars of the same unit too,
+the scale is the one that fits both panels (`card_scale`): a number is the same length on both
+sides of the card (issue 21.2: same scale), so 69000 after a sale is shorter than 75000 before.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from dataclasses import dataclass
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.scene import SCENE_X0, SCENE_X1
+from pipeline.draw.scene import SCENE_X0, SCENE_X1, PanelPartner, SceneContext
 from pipeline.fields.general.scenes.common import (
     LABEL_SIZE,
+    amount,
     bar_length,
     neutral_bar,
     text_height,
@@ -51,6 +54,40 @@ def scale_for(rows: Sequence[Row], lang: str) -> float:
             room = RIGHT - ZERO_X - NUMBER_GAP - text_width(row.number, lang, LABEL_SIZE)
             scale = min(scale, max(0.0, room) / row.value)
     return 0.0 if scale == float("inf") else scale
+
+
+# the scenes that draw their quantities as rows, and the roles whose quantities are the bars
+ROW_ROLES = {"compare": ("bars",), "before_after": ("before", "after")}
+
+
+def partner_rows(ctx: SceneContext) -> list[tuple[Row, str]]:
+    """The (row, unit) bars the card's other panel draws, when it is a row scene of a worked
+    example; [] otherwise (or when it names a quantity its example lacks: it refuses itself)."""
+    partner = ctx.partner
+    if not isinstance(partner, PanelPartner) or partner.panel.scene not in ROW_ROLES:
+        return []
+    roles = ROW_ROLES[partner.panel.scene]
+    out = []
+    for entry in partner.panel.show:
+        if entry.role not in roles:
+            continue
+        for name in entry.quantities:
+            q = partner.run.get(name)
+            if q is None:
+                return []
+            out.append((Row(q.label, q.value, amount(q)), q.unit))
+    return out
+
+
+def card_scale(ctx: SceneContext, rows: Sequence[Row], units: Sequence[str]) -> float:
+    """`scale_for` the panel's rows, or for both panels' rows when the other panel's bars are
+    all in the same unit as these (one scale across the card)."""
+    own = scale_for(rows, ctx.lang)
+    other = partner_rows(ctx)
+    if not other or len(set(units) | {u for _, u in other}) != 1:
+        return own
+    both = scale_for([r for r, _ in other], ctx.lang)
+    return min(own, both) if both > 0 else own
 
 
 def draw_rows(
