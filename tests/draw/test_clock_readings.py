@@ -113,3 +113,26 @@ def test_throughput_counts_every_request_and_goodput_only_those_on_target(lang: 
     assert re.search(rf"(?<![\d.]){tokens}(?![\d.])", _texts(plain))
     dots = re.compile(r'<circle cx="([\d.]+)" cy="([\d.]+)"')
     assert dots.findall(plain) == dots.findall(judged), "the two readings share one time scale"
+
+
+def test_gap_labels_never_run_together() -> None:
+    """Short gaps side by side keep their arcs but label only where a number stands apart
+    (a reader saw '1.21.21.2'): every two labels at least LABEL_SPACE apart."""
+    from pipeline import fonts
+    from pipeline.fields.serving.scenes.clock import LABEL_SPACE
+
+    trace = TraceView.from_json(run_preset("chunked_prefill/with", detail=True,
+                                           knobs={"token_budget": 4}))
+    concept = sample_concept("chunked_prefill", "clock", "en")
+    panel = concept.trouble.model_copy(update={"scene": "clock", "focus": ["D"]})
+    svg = draw_panel(concept, "trouble", panel, trace, trace_values(trace), lang="en")
+    # the gap labels: bare numbers with no role (the axis ticks have data-role="axis")
+    spans = sorted(
+        (float(x) - w / 2, float(x) + w / 2)
+        for x, text in re.findall(r'<text x="([\d.]+)" y="[\d.]+">([\d.]+)</text>', svg)
+        for w in [fonts.measure(text, fonts.HAND_EN, 13.5)]
+    )
+    gaps = trace.requests["D"].token_times
+    assert len(gaps) > 4 and 1 <= len(spans) < len(gaps) - 1, "some labels left out, not all"
+    for (_, end), (start, _) in zip(spans, spans[1:], strict=False):
+        assert start - end >= LABEL_SPACE - 0.2

@@ -21,6 +21,7 @@ from pipeline.fields.serving import engine
 from pipeline.fields.serving.catalogue import SCENE_SHOWS, build_catalogue
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
+from pipeline.render.strings import UI_STRINGS
 from sim.presets.cast import cast_words
 
 if TYPE_CHECKING:
@@ -122,6 +123,15 @@ class ServingField(Field):
     cast_colours = True
     title = "LLM inference serving"
     terms = SERVING_TERMS
+    # The ruler's runs send requests at a fixed rate (sim.presets.ruler_workloads): a reader
+    # took its throughput column for capacity, so the legend says what it measures.
+    page_words = {
+        "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "请求按固定速率送进来，两边都跟得上"
+               "时吞吐差不多就是送进来的量，吞吐的差别来自哪一边跟不上。"},
+        "en": {"ruler_legend": UI_STRINGS["en"]["ruler_legend"] + " Requests arrive at a fixed "
+               "rate: when both sides keep up, throughput is about what arrives, so a "
+               "throughput gap means one side falls behind."},
+    }
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()

@@ -14,8 +14,10 @@ metric concept is one run measured two ways):
 
 from __future__ import annotations
 
+from pipeline import fonts
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
+from pipeline.draw.layout import family_for
 from pipeline.draw.palette import FAINT, INK, colour
 from pipeline.fields.serving.scenes.common import (
     SCENE_X0,
@@ -31,6 +33,7 @@ AXIS_Y = 150.0
 AXIS_X0, AXIS_X1 = SCENE_X0 + 14, SCENE_X1 - 14
 BRACKET_Y = 96.0
 MAX_GAP_LABELS = 6
+LABEL_SPACE = 6.0  # at least this between two gap labels, else the later one is left out
 GAP_LABEL_DY = 22.5  # under the gap arcs, clear of the "gaps" / "time" words below
 
 
@@ -179,6 +182,7 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     typical = sorted(gaps)[len(gaps) // 2] if gaps else 0.0
     stall = longest >= 0 and gaps[longest] > STALL * typical
     distinct_positions = len(gaps) <= MAX_GAP_LABELS
+    last_end = float("-inf")  # where the last gap label ended
     for k, g in enumerate(gaps):
         if not distinct_positions and k not in (0, len(gaps) - 1, longest):
             continue
@@ -200,9 +204,14 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
         label = fmt(g)
         if stall and k == longest:
             label = f"{'卡顿' if zh else 'stall'} {label}"
-        cv.layout.try_place(
+        half = fonts.measure(label, family_for(label, ctx.lang), SMALL_SIZE) / 2
+        if mid - half < last_end + LABEL_SPACE and not (stall and k == longest):
+            continue  # numbers would run together ("1.21.21.2"): the arc stays, unlabelled
+        placed = cv.layout.try_place(
             label, x=mid, cy=AXIS_Y + GAP_LABEL_DY, role="label", size=SMALL_SIZE, floor=None
         )
+        if placed is not None:
+            last_end = placed.box.x1
     itl_word = "间隔" if zh else "gaps"
     if gaps:
         cv.layout.place(
