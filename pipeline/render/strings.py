@@ -60,6 +60,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "学习进度：{state}（点一下切换）",
         "theme_toggle": "切换白天/黑板主题",
         "glossary_hint": "点一下带下划线的词，看它的一句话定义。",
+        "stamp_hint": "卡片右上角的印章是学习进度，起点是这页的设置文件 page.toml 里记下的（没记就是未标记）；点一下印章可以改，改动只留在这个浏览器里。",
         "skip": "跳到卡片",
         "no_sources": "（没有带网址的资料）",
         "separator": "、",
@@ -124,6 +125,9 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "Progress: {state} (click to change)",
         "theme_toggle": "Switch between paper and chalkboard theme",
         "glossary_hint": "Tap an underlined word to see its one-sentence definition.",
+        "stamp_hint": "The stamp on each card is your learning progress, starting from what this "
+        "page's settings file page.toml records (unmarked if nothing); tap a stamp to change "
+        "it, the change stays in this browser.",
         "skip": "Skip to the cards",
         "no_sources": "(no sources with an address)",
         "separator": ", ",

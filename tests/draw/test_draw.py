@@ -215,14 +215,14 @@ def test_overrides_move_to_alt_and_scale() -> None:
     root = ET.fromstring(base)
     movable = next(t for t in root.iter(f"{NS}text") if t.get("data-alt"))
     concept = sample_concept("chunked_prefill", "budget", "zh")
-    trace = _trace("chunked_prefill/with")
+    trace, partner = _trace("chunked_prefill/with"), _trace("chunked_prefill/without")
     moved = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
-                       overrides={movable.get("id", ""): {"anchor": "alt"}})
+                       overrides={movable.get("id", ""): {"anchor": "alt"}}, partner=partner)
     el = next(t for t in ET.fromstring(moved).iter(f"{NS}text") if t.get("id") == movable.get("id"))
     assert (el.get("x"), el.get("y")) != (movable.get("x"), movable.get("y"))
     cap_id = next(t.get("id") for t in root.iter(f"{NS}text") if t.get("data-role") == "caption")
     scaled = draw_panel(concept, "fix", concept.fix, trace, trace_values(trace), lang="zh",
-                        overrides={cap_id or "": {"scale": 0.9}})
+                        overrides={cap_id or "": {"scale": 0.9}}, partner=partner)
     from tests.draw.test_layout_props import inherited
 
     parents = {c: p for p in ET.fromstring(scaled).iter() for c in p}

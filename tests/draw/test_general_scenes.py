@@ -467,3 +467,33 @@ def test_panels_of_different_units_keep_their_own_scales() -> None:
     assert _bar_ends(trouble) != own_trouble or _bar_ends(fix) != own_fix
     # in minutes the fix panel is not tied to the yuan panel: its longest bar fills its panel
     assert max(_bar_ends(fix)) > max(own_fix)
+
+
+def test_two_containers_of_a_card_share_one_scale() -> None:
+    """Rebalancing: stocks 75000 over their 69000 target, then bonds 40000 + 6000 filling their
+    46000: beside the taller trouble, the fix's box is drawn shorter than alone."""
+    from pipeline.draw.scene import PanelPartner
+
+    ex = WorkedExample(id="r", title="r", quantities=[
+        Quantity(name=n, label=n, unit="yuan", kind="illustrative", value=v)
+        for n, v in (("stock_target", 69000), ("stock", 75000), ("bond_target", 46000),
+                     ("bond", 40000), ("sell", 6000))])
+    view = ExampleView.from_json(evaluate_example(ex))
+    trouble = Panel(caption="x", scene="container", example="r",
+                    show=[ShowRole(role="capacity", quantities=["stock_target"]),
+                          ShowRole(role="parts", quantities=["stock"])])
+    fix = Panel(caption="x", scene="container", example="r",
+                show=[ShowRole(role="capacity", quantities=["bond_target"]),
+                      ShowRole(role="parts", quantities=["bond", "sell"])])
+    card = Concept(id="reb", name="R", name_en="R", problem_left="-", body="-", trouble=trouble,
+                   fix=fix, solves="-", costs="-")
+
+    def rim_label_y(partner: PanelPartner | None) -> float:
+        svg = draw_panel(card, "fix", fix, view, view.values(), lang="en",
+                         scene=FIELD.scenes()["container"], partner=partner)
+        assert_clean(svg)
+        (y,) = [float(t.get("y") or 0) for t, w in texts(svg) if w.startswith("capacity")]
+        return y
+
+    alone, paired = rim_label_y(None), rim_label_y(PanelPartner(trouble, view))
+    assert paired > alone + 10, "the fix's capacity line sits lower beside the taller trouble"

@@ -81,7 +81,13 @@ def clock_note(views: Sequence[tuple[str, str, object]], lang: str) -> str:
         parts = [f"{words[sides[0]]}{'里' if zh else ': '}{text}" for text, sides in said.items()]
     tail = ""
     if linear:
-        tail = "（示意成本，不是某块 GPU 的实测）" if zh else " (an illustrative cost, not any GPU's measurement)"
+        # a reader set the comic's per-token charge against the memory-bound lesson (on a GPU
+        # one more decode token in a step costs almost nothing): the line says it is enlarged
+        tail = ("（示意成本，不是某块 GPU 的实测：每个 token 的加价放大了，好让小算例看得出差别；"
+                "真实 GPU 上解码多一个请求几乎不加时间）" if zh else
+                " (an illustrative cost, not any GPU's measurement: the per-token charge is "
+                "enlarged so a small example shows a difference; on a real GPU one more decoding "
+                "request adds almost no time)")
     head = "时钟：" if zh else "Clock: "
     return head + ("；" if zh else "; ").join(parts) + tail + ("。" if zh else ".")
 

@@ -5,7 +5,9 @@ Parts are ink (neutral, alternating hachures so neighbours part); what rises abo
 line is red dashed (over the limit, P14) and labelled with how much; room left under the line
 is hatched grey (empty) and labelled with how much. Labels stand in a column to the right, each
 joined to its part by a pen line; "how much over / left" is capacity minus the parts' sum,
-computed here and written in the example's number format.
+computed here and written in the example's number format. When the card's other panel is a
+container in the same unit, both share one scale (issue 21.2): the taller of the two fills the
+height, so 46000 is drawn shorter than 75000 across the card.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, colour
-from pipeline.draw.scene import SCENE_TOP, SCENE_Y1, SceneContext, SceneResult
+from pipeline.draw.scene import SCENE_TOP, SCENE_Y1, PanelPartner, SceneContext, SceneResult
 from pipeline.fields.general.formula import number_text
 from pipeline.fields.general.scenes.common import (
     HATCH_OPACITY,
@@ -85,12 +87,30 @@ def _label(cv: Canvas, lang: str, text: str, target: float, anchor: float) -> La
     return Label(text, target, anchor)
 
 
+def partner_top(ctx: SceneContext, units: set[str]) -> float:
+    """The height (capacity or the parts' sum, whichever is more) the card's other panel needs
+    when it is a container whose numbers are all in `units` (one unit); else 0."""
+    partner = ctx.partner
+    if not isinstance(partner, PanelPartner) or partner.panel.scene != KIND:
+        return 0.0
+    got: dict[str, list[float]] = {"capacity": [], "parts": []}
+    for entry in partner.panel.show:
+        for name in entry.quantities if entry.role in got else []:
+            q = partner.run.get(name)
+            if q is None or q.unit not in units:
+                return 0.0
+            got[entry.role].append(q.value)
+    if len(units) != 1 or not got["capacity"]:
+        return 0.0
+    return max(got["capacity"][0], sum(got["parts"]))
+
+
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cap = role_quantities(cv, ctx, KIND, "capacity")[0]
     parts = role_quantities(cv, ctx, KIND, "parts")
     non_negative(cv, KIND, [cap, *parts])
     total = sum(q.value for q in parts)
-    top = max(cap.value, total)
+    top = max(cap.value, total, partner_top(ctx, {cap.unit, *(q.unit for q in parts)}))
     scale = (BOTTOM - HIGHEST) / top if top > 0 else 0.0
     rim = BOTTOM - cap.value * scale
     rng = cv.rng("box")

@@ -1,7 +1,11 @@
 """budget: one bar per step, split into each request's tokens, against the token budget line.
 
 Prefill tokens are orange (new work), decode tokens green (running); the budget is a thick ink
-line. Used for chunked prefill, token budgets, prefill-first stalls.
+line. Used for chunked prefill, token budgets, prefill-first stalls, and the work a KV cache saves.
+The card's two panels of one scenario share one height scale (issue 21.2: same scale); a budget
+no step of either panel comes near (under 3/4 of it: the KV-cache card's 64 against steps
+of at most 34 tokens) is not drawn, so the bars get the height and a word the card does not need
+stays off it.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     budget,
+    partner_trace,
     phase,
     steps,
 )
@@ -28,6 +33,7 @@ PLOT_X0 = SCENE_X0 + 26
 PLOT_Y1 = 178.0  # bar baseline
 PLOT_TOP = SCENE_TOP + 12
 HEADROOM = 1.05  # little room above the tallest bar: the bars get the height for labels
+NEAR_BUDGET = 0.75  # the budget line is drawn when some step takes at least this share of it
 BAR_FILL = 0.62  # share of a column the bar takes
 
 
@@ -37,7 +43,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cols = steps(trace)
     cap = budget(trace)
     totals = [s.total_tokens for s in cols]
-    top = max([cap, *totals]) * HEADROOM or 1
+    partner = partner_trace(ctx)
+    both = totals + ([s.total_tokens for s in steps(partner)] if partner is not None else [])
+    show_cap = cap > 0 and max(both, default=0) >= NEAR_BUDGET * cap
+    top = max([cap] * show_cap + both) * HEADROOM or 1
     scale = (PLOT_Y1 - PLOT_TOP) / top
     pitch = (SCENE_X1 - PLOT_X0) / max(len(cols), 1)
     bar_w = pitch * BAR_FILL
@@ -82,22 +91,22 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             size=SMALL_SIZE,
             floor=None,
         )
-    line_y = PLOT_Y1 - cap * scale
-    cv.stroke(
-        rough.line(cv.rng("budget-line"), (PLOT_X0 - 6, line_y), (SCENE_X1, line_y), 0.6, 2),
-        width=2.2,
-    )
-    label = f"{ctx.word('budget')} {cap}"
-    cv.layout.place(
-        label,
-        x=PLOT_X0 - 8,
-        cy=line_y - 9,
-        role="label",
-        size=SMALL_SIZE,
-        anchor="start",
-        floor=None,
-        alts=[(PLOT_X0 - 8, line_y + 9), (SCENE_X1 - 60, line_y - 9)],
-    )
+    if show_cap:
+        line_y = PLOT_Y1 - cap * scale
+        cv.stroke(
+            rough.line(cv.rng("budget-line"), (PLOT_X0 - 6, line_y), (SCENE_X1, line_y), 0.6, 2),
+            width=2.2,
+        )
+        cv.layout.place(
+            f"{ctx.word('budget')} {cap}",
+            x=PLOT_X0 - 8,
+            cy=line_y - 9,
+            role="label",
+            size=SMALL_SIZE,
+            anchor="start",
+            floor=None,
+            alts=[(PLOT_X0 - 8, line_y + 9), (SCENE_X1 - 60, line_y - 9)],
+        )
     cv.layout.place(
         ctx.word("step"),
         x=PLOT_X0 - 8,
