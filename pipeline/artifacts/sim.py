@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pipeline.artifacts.trace import Json, TraceView
 from pipeline.atomic import write_atomic
+from pipeline.numfmt import one_decimal
 from pipeline.plan.model import Panel
 
 SWEEP_FILE = "sweep.json"
@@ -164,10 +165,7 @@ def _numbers(side: object) -> dict[str, float]:
 
 def format_number(value: float | None) -> str:
     """Whole numbers as integers, others with one decimal: small enough to check by hand."""
-    if value is None:
-        return "?"
-    rounded = round(float(value), 1)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"
+    return "?" if value is None else one_decimal(value)
 
 
 def trace_key(scenario: str, variant: str, knobs: Mapping[str, float] | None = None) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pipeline.numfmt import one_decimal
 from pipeline.plan.model import Concept, Panel
 
 if TYPE_CHECKING:
@@ -87,5 +88,4 @@ class SceneSpec:
 
 
 def fmt(value: float) -> str:
-    rounded = round(float(value), 1)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"
+    return one_decimal(value)

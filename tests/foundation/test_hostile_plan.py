@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_build_inputs import EXAMPLE, folder, one_error_line, tujie  # noqa: F401
 
+from pipeline.artifacts.sim import format_number
 from pipeline.errors import PlanError, SimulationFailed
 from pipeline.plan.model import control_violations, parse_plan
 from pipeline.simulate.results import run_sim
@@ -182,6 +183,7 @@ def test_a_knob_changes_the_number_a_caption_shows(folder: Path, tmp_path: Path)
     assert trace["scenario"]["knobs"] == {"d_prompt": 30}
     knobbed = trace["requests"]["D"]["ttft"]
     preset = run_trace(Run("chunked_prefill", "with"))["requests"]["D"]["ttft"]
-    assert round(knobbed, 1) != round(preset, 1)
+    assert format_number(knobbed) != format_number(preset)
     page = build.read_text(encoding="utf-8")
-    assert f"D 首字 {knobbed:.1f} 毫秒" in page and f"D 首字 {preset:.1f} 毫秒" not in page
+    shown, before = format_number(knobbed), format_number(preset)
+    assert f"D 首字 {shown} 毫秒" in page and f"D 首字 {before} 毫秒" not in page

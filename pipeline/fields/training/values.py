@@ -9,14 +9,14 @@ Whole-run names first, then per pipeline rank (`rankR.field`), then a scaling ru
 from __future__ import annotations
 
 from pipeline.fields.training.view import GB, StepTimes, TrainingView
+from pipeline.numfmt import one_decimal
 
 MAX_RANKS = 8  # per-rank placeholders for the first eight pipeline ranks: what a scene shows
 
 
 def number(value: float) -> str:
     """One decimal, trailing .0 dropped (small enough to check by hand)."""
-    rounded = round(float(value), 1)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.1f}"
+    return one_decimal(value)
 
 
 def seconds(value: float) -> str:
