@@ -63,6 +63,12 @@ class TechniqueView:
         return self.shown.get(metric, metric)
 
     def shown_pct(self, metric: str) -> float | None:
+        """The shown key's change in percent: from the two measured values when the sweep
+        gives them (its `change_pct` is already rounded to 0.1: 9.47 there is 9.5, which a
+        whole-percent cell would round again to 10), else the sweep's own figure."""
+        before, after = self.absolute(metric)
+        if before and after is not None:
+            return (after - before) / before * 100
         return self.change_pct.get(self.key(metric))
 
     def shown_as(self, metric: str) -> tuple[str, bool]:
