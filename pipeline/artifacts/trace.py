@@ -226,6 +226,12 @@ class RequestView:
             transfer=None if transfer is None else (float(transfer[0]), float(transfer[1])),
         )
 
+    @property
+    def gaps(self) -> list[float]:
+        """The time between each two consecutive output tokens (its ITL samples, in order)."""
+        times = self.token_times
+        return [b - a for a, b in zip(times, times[1:], strict=False)]
+
 
 @dataclass(frozen=True)
 class ParentView:

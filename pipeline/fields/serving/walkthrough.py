@@ -229,10 +229,7 @@ def _figures(trace: TraceView, newcomer: str) -> dict[str, float | None]:
     parent = trace.parents.get(newcomer) if newcomer not in requests else None
     family = set(parent.children) if parent is not None else {newcomer}
     old = [r for r in requests if r not in family]
-    gaps: list[float] = []
-    for rid in old:
-        times = requests[rid].token_times
-        gaps += [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = [g for rid in old for g in requests[rid].gaps]
     emitted_before: set[str] = set()
     stalls = 0
     for step in steps:

@@ -18,7 +18,7 @@ from pipeline.draw.canvas import Canvas
 from pipeline.draw.key import KEY_GAP, SWATCH, swatch
 from pipeline.draw.layout import FLOOR, LINE_HEIGHT, FitError, family_for, vertical_metrics
 from pipeline.draw.palette import INK
-from pipeline.draw.scene import KEY_CY, MIN_TEXT, SceneContext
+from pipeline.draw.scene import KEY_CY, MIN_TEXT, PanelPartner, SceneContext
 from pipeline.fields.general.example import QuantityView
 
 LABEL_SIZE = 15.0  # a quantity's label and number: shrinks to MIN_TEXT (the layout's floor)
@@ -91,6 +91,25 @@ def role_entries(cv: Canvas, ctx: SceneContext, kind: str, role: str) -> list[li
             got.append(q)
         out.append(got)
     return out
+
+
+def partner_quantities(ctx: SceneContext, scene: str | Sequence[str],
+                       roles: Sequence[str]) -> dict[str, list[QuantityView]] | None:
+    """The quantities the card's other panel gives each of `roles`, when that panel draws a
+    worked example with one of `scene`'s kinds (one scale across the card); None when it does
+    not, or names a quantity its example lacks (that panel refuses itself)."""
+    partner = ctx.partner
+    kinds = (scene,) if isinstance(scene, str) else tuple(scene)
+    if not isinstance(partner, PanelPartner) or partner.panel.scene not in kinds:
+        return None
+    got: dict[str, list[QuantityView]] = {role: [] for role in roles}
+    for entry in partner.panel.show:
+        for name in entry.quantities if entry.role in got else []:
+            q = partner.run.get(name)
+            if q is None:
+                return None
+            got[entry.role].append(q)
+    return got
 
 
 def role_quantities(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, colour
-from pipeline.draw.scene import SCENE_TOP, SCENE_Y1, PanelPartner, SceneContext, SceneResult
+from pipeline.draw.scene import SCENE_TOP, SCENE_Y1, SceneContext, SceneResult
 from pipeline.fields.general.formula import number_text
 from pipeline.fields.general.scenes.common import (
     HATCH_OPACITY,
@@ -28,6 +28,7 @@ from pipeline.fields.general.scenes.common import (
     fitted_height,
     leader,
     non_negative,
+    partner_quantities,
     refuse,
     role_quantities,
     spread,
@@ -90,19 +91,12 @@ def _label(cv: Canvas, lang: str, text: str, target: float, anchor: float) -> La
 def partner_top(ctx: SceneContext, units: set[str]) -> float:
     """The height (capacity or the parts' sum, whichever is more) the card's other panel needs
     when it is a container whose numbers are all in `units` (one unit); else 0."""
-    partner = ctx.partner
-    if not isinstance(partner, PanelPartner) or partner.panel.scene != KIND:
+    got = partner_quantities(ctx, KIND, ("capacity", "parts"))
+    if got is None or len(units) != 1 or not got["capacity"]:
         return 0.0
-    got: dict[str, list[float]] = {"capacity": [], "parts": []}
-    for entry in partner.panel.show:
-        for name in entry.quantities if entry.role in got else []:
-            q = partner.run.get(name)
-            if q is None or q.unit not in units:
-                return 0.0
-            got[entry.role].append(q.value)
-    if len(units) != 1 or not got["capacity"]:
+    if any(q.unit not in units for q in got["capacity"] + got["parts"]):
         return 0.0
-    return max(got["capacity"][0], sum(got["parts"]))
+    return max(got["capacity"][0].value, sum(q.value for q in got["parts"]))
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:

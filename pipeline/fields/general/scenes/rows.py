@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.scene import SCENE_X0, SCENE_X1, PanelPartner, SceneContext
+from pipeline.draw.scene import SCENE_X0, SCENE_X1, SceneContext
 from pipeline.fields.general.scenes.common import (
     LABEL_SIZE,
     amount,
     bar_length,
     neutral_bar,
+    partner_quantities,
     text_height,
     text_width,
 )
@@ -63,20 +64,11 @@ ROW_ROLES = {"compare": ("bars",), "before_after": ("before", "after")}
 def partner_rows(ctx: SceneContext) -> list[tuple[Row, str]]:
     """The (row, unit) bars the card's other panel draws, when it is a row scene of a worked
     example; [] otherwise (or when it names a quantity its example lacks: it refuses itself)."""
-    partner = ctx.partner
-    if not isinstance(partner, PanelPartner) or partner.panel.scene not in ROW_ROLES:
+    roles = tuple(dict.fromkeys(r for rs in ROW_ROLES.values() for r in rs))
+    got = partner_quantities(ctx, tuple(ROW_ROLES), roles)
+    if got is None:
         return []
-    roles = ROW_ROLES[partner.panel.scene]
-    out = []
-    for entry in partner.panel.show:
-        if entry.role not in roles:
-            continue
-        for name in entry.quantities:
-            q = partner.run.get(name)
-            if q is None:
-                return []
-            out.append((Row(q.label, q.value, amount(q)), q.unit))
-    return out
+    return [(Row(q.label, q.value, amount(q)), q.unit) for role in roles for q in got[role]]
 
 
 def card_scale(ctx: SceneContext, rows: Sequence[Row], units: Sequence[str]) -> float:

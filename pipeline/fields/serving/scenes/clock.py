@@ -79,7 +79,7 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     span = (end - t0) * 1.05 or 1.0
     unit = trace.cost.time_unit or ""
     unit_word = ctx.word("ms") if unit == "ms" else ctx.word("steps")
-    real_gaps = [b - a for a, b in zip(real, real[1:], strict=False)]
+    real_gaps = req.gaps
     mean_gap = sum(real_gaps) / len(real_gaps) if real_gaps else 0.0
     # what the panel draws as token times: the real ones, or evenly spaced at their mean
     times = (

@@ -144,7 +144,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.stroke(rough.arrow(rng, (T_X0 - 4, CLOCK_Y), (T_X1, CLOCK_Y), 0.4, 0, 6), width=1.3)
     cv.layout.place(rid, x=T_X0 - 10, cy=CLOCK_Y, role="label", size=SMALL_SIZE + 1,
                     anchor="end", floor=None)
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    gaps = trace.requests[rid].gaps
     worst = max(range(len(gaps)), key=lambda k: (gaps[k], -k)) if gaps else -1
     typical = sorted(gaps)[len(gaps) // 2] if gaps else 0.0
     spike = worst if gaps and gaps[worst] > SPIKE * typical else -1  # a stall, not just a pace

@@ -44,9 +44,9 @@ def pooled_gaps(trace: TraceView) -> list[tuple[float, str]]:
     """Every (gap, request id) between consecutive tokens of a request, shortest first (ties in
     the trace's request order, then token order)."""
     gaps = [
-        (b - a, order, k, rid)
+        (g, order, k, rid)
         for order, (rid, req) in enumerate(trace.requests.items())
-        for k, (a, b) in enumerate(zip(req.token_times, req.token_times[1:], strict=False))
+        for k, g in enumerate(req.gaps)
     ]
     return [(g, rid) for g, _, _, rid in sorted(gaps)]
 
