@@ -204,6 +204,9 @@ def trace_values(trace: TraceView) -> dict[str, str]:
                 1 for s in trace.steps if s.index < first_sched and s.start >= req.arrival - 1e-9
             )
             values[f"{rid}.wait"] = str(waited)
+        read = trace.prompt_steps(rid)
+        if read:
+            values[f"{rid}.prefill_steps"] = str(len(read))
     steps = trace.steps
     values["steps"] = str(len(steps))
     values["tokens"] = str(sum(s.total_tokens for s in steps))

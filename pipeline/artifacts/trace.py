@@ -360,6 +360,17 @@ class TraceView:
         """The step `rid` is first scheduled in (None: never)."""
         return next((s for s in self.steps if rid in s.scheduled), None)
 
+    def prompt_steps(self, rid: str) -> tuple[StepView, ...]:
+        """The steps that read `rid`'s prompt: scheduled up to and including the one that
+        emits its first token (a recomputed prompt after preemption counts again)."""
+        out: list[StepView] = []
+        for s in self.steps:
+            if rid in s.scheduled:
+                out.append(s)
+            if rid in s.emitted:
+                return tuple(out)
+        return ()
+
     @classmethod
     def from_json(cls, data: Json) -> TraceView:
         engine = data.get("engine")

@@ -28,6 +28,8 @@ KEY_WORDS = {
         "held": "已用",
         "copy": "重复的开头",
         "unused": "块内空位",
+        "reused": "复用，不用算",
+        "preempted": "被收回",
     },
     "en": {
         "new": "prefill",
@@ -40,6 +42,8 @@ KEY_WORDS = {
         "held": "in use",
         "copy": "same prefix again",
         "unused": "unwritten slots",
+        "reused": "reused, not computed",
+        "preempted": "preempted",
     },
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
@@ -47,7 +51,7 @@ QUOTED_WORDS = {"zh": "引自原文", "en": "quoted"}  # a panel whose numbers a
 
 
 SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
-                "unused", "freed")
+                "unused", "freed", "reused", "preempted")
 
 
 def swatch(cv: Canvas, kind: str, x: float, cy: float) -> None:
@@ -68,10 +72,17 @@ def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH
     elif kind in ("idle", "reserved", "unused"):
         cv.stroke(rough.hachure(rng, poly, 3.5), colour("idle"), width=0.9)
         cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("idle"), width=1.1)
-    elif kind == "freed":
+    elif kind in ("freed", "reused"):
         cv.stroke(
-            rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3, dashed=True
+            rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed" if kind == "freed" else
+                                                               "stored"), width=1.3, dashed=True
         )
+    elif kind == "preempted":  # the timeline's evicted cell: dashed red, crossed out
+        cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("freed"), width=1.3,
+                  dashed=True)
+        cv.stroke(rough.line(rng, (x + 2, y + 2), (x + size - 2, y + size - 2), 0.2, 1)
+                  + rough.line(rng, (x + size - 2, y + 2), (x + 2, y + size - 2), 0.2, 1),
+                  colour("freed"), width=1.0)
     elif kind == "copy":  # a block computed again that a cache would hold once
         cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.1)
         cv.stroke(

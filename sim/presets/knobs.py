@@ -171,6 +171,16 @@ def _budget(low: int, high: int, variants: tuple[str, ...] = VARIANTS) -> Knob:
     )
 
 
+def _piece() -> Knob:
+    # vLLM's long_prefill_token_threshold caps one request's prompt tokens per step; at 1 a prompt
+    # is read as decoding writes, one token a step (the cap is off while a request is alone)
+    return Knob(
+        "prefill_piece", "most prompt tokens one request reads per step "
+        "(long_prefill_token_threshold)", "tokens", 1, 40,
+        "engine.long_prefill_token_threshold", variants=("with",),
+    )
+
+
 # Every scenario's knobs, by scenario id. Ranges keep the comic readable (a panel shows at most
 # 14 steps, 5 lanes and 18 blocks) and each request able to finish alone.
 KNOBS: dict[str, tuple[Knob, ...]] = {
@@ -179,7 +189,7 @@ KNOBS: dict[str, tuple[Knob, ...]] = {
     "kv_alloc": (_d_prompt(2, 18), _block_size(3), _pool(8, 18)),
     "preemption": (_d_prompt(2, 14), _block_size(3)),
     # with chunking off vLLM needs a budget of the whole context: the budget is the fix's knob
-    "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32, variants=("with",))),
+    "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32, variants=("with",)), _piece()),
     "prefix_cache": (_d_prompt(9, 40), _block_size()),
     "admission": (_d_prompt(2, 12),),
     "metrics": (_d_prompt(2, 40),),

@@ -56,8 +56,8 @@ def test_timed_cards_state_their_clock_and_it_adds_up(name: str) -> None:
 
 def test_a_card_that_changes_the_casts_prompts_says_so() -> None:
     """The cast has fixed prompts (sim.presets.cast.CAST); a card whose runs give them others
-    (prefix caching's shared system prompt) names the new lengths and the shared opening, and
-    no other card of the example writes such a line."""
+    (prefix caching's shared system prompt, card 1's knob on D's) names the new lengths and the
+    shared opening, and no other card of the example writes such a line."""
     from sim.presets.cast import CAST
 
     page = _render("llm-inference")
@@ -67,7 +67,9 @@ def test_a_card_that_changes_the_casts_prompts_says_so() -> None:
         note = soup.select_one(f"#card-{concept.id} p.panel-note")
         said[concept.id] = note.get_text() if note is not None else ""
     changed = [cid for cid, text in said.items() if "本卡的提示词" in text]
-    assert changed == ["prefix_caching"], changed
+    # card 1 reads a shorter prompt for D one token a step (a knob: D 8), so it says so too
+    assert changed == ["prefill_decode", "prefix_caching"], changed
+    assert "D 8 个 token" in said["prefill_decode"], said["prefill_decode"]
     concept = page.plan.concept("prefix_caching")
     assert concept is not None
     trace = fields.run_view(page.plan, concept, concept.fix, page.sim)

@@ -120,6 +120,7 @@ REQUEST_MEANINGS: dict[str, tuple[str, str]] = {
     "prefix_hit_tokens": ("prompt tokens X reuses from the prefix cache", "tokens"),
     "first_step": ("the step X is first scheduled in", "step number"),
     "wait": ("steps X waits between arriving and first being scheduled", "steps"),
+    "prefill_steps": ("steps X's prompt is read over, up to its first token", "steps"),
 }
 # Whole-run placeholders `{name}`: meaning, unit.
 RUN_MEANINGS: dict[str, tuple[str, str]] = {

@@ -20,6 +20,7 @@ REQUEST_LABELS = {
     "prefix_hit_tokens": "prefix-cache hit tokens",
     "first_step": "first step",
     "wait": "steps waited",
+    "prefill_steps": "steps reading its prompt",
 }
 RUN_LABELS = {
     "steps": "steps",

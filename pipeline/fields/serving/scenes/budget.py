@@ -11,6 +11,7 @@ stays off it.
 from __future__ import annotations
 
 from pipeline import fonts
+from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.key import draw_key
@@ -43,17 +44,21 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cols = steps(trace)
     cap = budget(trace)
     totals = [s.total_tokens for s in cols]
+    reused = [_reused(trace, s) for s in cols]
     partner = partner_trace(ctx)
     both = totals + ([s.total_tokens for s in steps(partner)] if partner is not None else [])
     show_cap = cap > 0 and max(both, default=0) >= NEAR_BUDGET * cap
-    top = max([cap] * show_cap + both) * HEADROOM or 1
+    drawn = [t + r for t, r in zip(totals, reused, strict=True)]
+    if partner is not None:
+        drawn += [s.total_tokens + _reused(partner, s) for s in steps(partner)]
+    top = max([cap] * show_cap + both + drawn) * HEADROOM or 1
     scale = (PLOT_Y1 - PLOT_TOP) / top
     pitch = (SCENE_X1 - PLOT_X0) / max(len(cols), 1)
     bar_w = pitch * BAR_FILL
     # a segment is labelled only if its label box (font ascent + descent) and the gap fit in it,
     # so the labels of two stacked segments never touch
     min_label_h = SMALL_SIZE * sum(vertical_metrics(fonts.HAND_EN)) + GAP
-    draw_key(cv, ctx, ["new", "running"])
+    draw_key(cv, ctx, ["new", "running", *(["reused"] if any(reused) else [])])
     rng = cv.rng("axes")
     cv.stroke(rough.line(rng, (PLOT_X0 - 4, PLOT_Y1), (SCENE_X1, PLOT_Y1), 0.5, 2), width=1.4)
     for j, step in enumerate(cols):
@@ -83,6 +88,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     fill=INK,
                 )
             y -= h
+        if reused[j]:
+            _ghost(cv, step.index, x, y, bar_w, reused[j] * scale, reused[j], min_label_h)
         cv.layout.place(
             str(step.index),
             x=x + bar_w / 2,
@@ -119,9 +126,34 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     full = sum(1 for t in totals if t >= cap)
     if ctx.lang == "zh":
         desc = f"每步 token柱状图：预算 {cap}，{len(cols)} 步中有 {full} 步用满，最多一步 {max(totals)} 个 token。"
+        desc += f"从前缀缓存复用、不用再算的 {sum(reused)} 个 token 画成虚线。" if any(reused) else ""
     else:
         desc = (
             f"Tokens per step against a budget of {cap}: {full} of {len(cols)} steps are full, "
             f"the largest step has {max(totals)} tokens."
         )
+        desc += (f" {sum(reused)} prompt tokens reused from the prefix cache, not computed, "
+                 "are drawn dashed." if any(reused) else "")
     return SceneResult(desc, True)
+
+
+def _reused(trace: TraceView, step: StepView) -> int:
+    """Prompt tokens the requests first scheduled in `step` take from the prefix cache: work
+    the step does not do (drawn as a dashed box on top of its bar)."""
+    return sum(
+        trace.requests[rid].prefix_hit_tokens
+        for rid in step.scheduled
+        if rid in trace.requests and (first := trace.first_scheduled(rid)) is not None
+        and first.index == step.index
+    )
+
+
+def _ghost(cv: Canvas, index: int, x: float, y: float, w: float, h: float,
+           n: int, min_label_h: float) -> None:
+    """The reused prompt tokens over a bar: dashed, unfilled, labelled with their count."""
+    cv.stroke(rough.jitter_poly(cv.rng(f"reused-{index}"), rough.rect_poly(x, y - h, w, h), 0.6),
+              colour("stored"), width=1.3, dashed=True)
+    if h >= min_label_h:
+        # the count alone: the key says what the dashed box is
+        cv.layout.place(str(n), x=x + w / 2, cy=y - h / 2, role="label", size=SMALL_SIZE,
+                        floor=None, max_width=w + 2, fill=INK)

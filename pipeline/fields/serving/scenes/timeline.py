@@ -77,7 +77,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     width = (SCENE_X1 - LANE_X0) / max(span, 1)
     # hatched "idle" cells (running, but given no token this step) get their key word too
     stuck = stall or any(cell_kind(ctx, rid, step) == "idle" for rid in rids for step in cols)
-    draw_key(cv, ctx, ["new", "running", "waiting", *(["idle"] if stuck else [])])
+    evicted = any(rid in step.preempted for rid in rids for step in cols)
+    draw_key(cv, ctx, ["new", "running", "waiting", *(["idle"] if stuck else []),
+                       *(["preempted"] if evicted else [])])
     axis_y = SCENE_TOP + LANE_PITCH * len(rids) + AXIS_GAP
     with cv.batch():  # cells of one kind become one path; marks stay on top of the tints
         for i, rid in enumerate(rids):
