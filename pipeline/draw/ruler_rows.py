@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pipeline.artifacts.sim import SweepView, TechniqueView
+from pipeline.numfmt import one_decimal
 from pipeline.plan.model import Concept, Effect, Plan, RulerMetric
 
 FLAT_PCT = 1.0  # |change| below this is "about the same"
@@ -89,13 +90,30 @@ def cell_note(tech: TechniqueView, metric: str, p99: str) -> str:
     return " ".join([*words, p99] if is_p99 else words)
 
 
-def _measured(tech: TechniqueView, metric: RulerMetric, p99: str) -> Cell | None:
+POINTS = {"zh": "{n} 个点", "en": "{n} pts"}
+
+
+def _measured(tech: TechniqueView, metric: RulerMetric, p99: str, *, share: bool = False,
+              lang: str = "en") -> Cell | None:
+    """A measured cell: the change in percent, or for a metric that is itself a share (MFU,
+    "% of the GPUs' peak") in percentage points, so 28.5 -> 31.5 reads "+3 pts", not "+10%"."""
     pct = tech.shown_pct(metric.id)
     if pct is None:
         return None
-    # round() first: a small negative change reads "+0%", never "-0%"
-    return Cell(metric, verdict(pct, metric.better), pct, f"{round(pct):+d}%",
-                cell_note(tech, metric.id, p99))
+    before, after = tech.absolute(metric.id)
+    if share and before is not None and after is not None:
+        diff = after - before
+        sign = "-" if diff < 0 and one_decimal(-diff) != "0" else "+"
+        text = POINTS["zh" if lang == "zh" else "en"].format(n=sign + one_decimal(abs(diff)))
+    else:
+        # round() first: a small negative change reads "+0%", never "-0%"
+        text = f"{round(pct):+d}%"
+    return Cell(metric, verdict(pct, metric.better), pct, text, cell_note(tech, metric.id, p99))
+
+
+def is_share(sweep: SweepView, key: str) -> bool:
+    """A metric whose values are already percentages (the sweep's unit starts with "%")."""
+    return sweep.units.get(key, "").lstrip().startswith("%")
 
 
 def _cited(effect: Effect, metric: RulerMetric, lang: str) -> Cell:
@@ -133,7 +151,8 @@ def ruler_table(plan: Plan, sweep: SweepView) -> list[Row]:
         cells: list[Cell] = []
         for metric in plan.ruler.metrics:
             effect = effect_of(concept, metric.id) if tech is None else None
-            cell = (_measured(tech, metric, p99) if tech is not None
+            cell = (_measured(tech, metric, p99, share=is_share(sweep, tech.key(metric.id)),
+                              lang=plan.lang) if tech is not None
                     else _cited(effect, metric, plan.lang) if effect is not None
                     else _unstated(metric, plan.lang))
             if cell is not None:

@@ -186,7 +186,7 @@ def _piece() -> Knob:
 KNOBS: dict[str, tuple[Knob, ...]] = {
     "kv_cache": (_d_prompt(2, 40),),
     "batching": (_d_prompt(2, 24), _budget(4, 32)),
-    "kv_alloc": (_d_prompt(2, 18), _block_size(3), _pool(8, 18)),
+    "kv_alloc": (_d_prompt(2, 14), _block_size(3), _pool(8, 18)),
     "preemption": (_d_prompt(2, 14), _block_size(3)),
     # with chunking off vLLM needs a budget of the whole context: the budget is the fix's knob
     "chunked_prefill": (_d_prompt(2, 40), _budget(4, 32, variants=("with",)), _piece()),

@@ -88,11 +88,13 @@ _CATALOGUE: list[tuple[str, str, str, dict[str, Any], dict[str, Any]]] = [
     (
         "kv_alloc",
         "Paged KV blocks",
-        "12 blocks of 4 slots. reserve_max reserves prompt + max_tokens for each request up front "
-        "(A 3, B 2, C 3 blocks), so D's 5-block reservation does not fit and it waits; paged "
-        "allocation takes blocks as tokens arrive, so D starts at once and fewer slots sit empty.",
-        _w(comic_engine(kv_alloc="reserve_max", max_num_batched_tokens=16, num_blocks=12)),
-        _w(comic_engine(max_num_batched_tokens=16, num_blocks=12)),
+        "12 blocks of 4 slots, a context of at most 20 tokens. Reserving up front, as systems "
+        "before paging did, gives each request the longest it could be (20 tokens, 5 blocks) "
+        "whatever it will write: A and B take 10 blocks, C and D wait with 2 free; paged "
+        "allocation takes blocks as tokens arrive, so all four run and fewer slots sit empty.",
+        _w(comic_engine(kv_alloc="reserve_max_model_len", max_num_batched_tokens=16,
+                        num_blocks=12, max_model_len=20)),
+        _w(comic_engine(max_num_batched_tokens=16, num_blocks=12, max_model_len=20)),
     ),
     (
         "preemption",

@@ -176,6 +176,14 @@ def _grad_sync(variant: str, k: Mapping[str, float]) -> Workload:
                           overlap=variant == "with")
 
 
+def _accumulate(variant: str, k: Mapping[str, float]) -> Workload:
+    # the same 8 sequences per GPU a step: one micro-batch of 8, or 8 accumulated micro-batches
+    per_gpu = _int(k, "sequences")
+    if variant == "with":
+        return data_parallel(16, 1, m=per_gpu, micro_batch=1)
+    return data_parallel(16, 1, m=1, micro_batch=per_gpu)
+
+
 def _scaling_point(variant: str, nodes: int) -> Workload:
     dp = 8 * nodes
     per_gpu = SCALING_FIXED_BATCH // dp if variant == "without" else SCALING_PER_GPU
@@ -283,6 +291,18 @@ SCENARIOS: dict[str, TrainingScenario] = {
             "overlap the GPUs wait for it after the last backward; with overlap it runs during "
             "that backward and only the rest shows.",
             _grad_sync, (_microbatches(1, 16, 4),),
+        ),
+        TrainingScenario(
+            "accumulation",
+            "Gradient accumulation: one big micro-batch vs many small ones",
+            "16 H100s in 2 nodes, data parallel with ZeRO-1, 8 sequences per GPU a step (a global "
+            "batch of 128). Without: the 8 go through as ONE micro-batch, whose activations are "
+            "all held at once. With: 8 micro-batches of one sequence run one after another, their "
+            "gradients are added up and all-reduced once, at the end: the same step, one "
+            "sequence's activations at a time; the all-reduce can hide behind only the last "
+            "micro-batch's backward.",
+            _accumulate,
+            (_knob("sequences", "sequences per GPU a step", "sequences", 2, 16, (8, 8)),),
         ),
         TrainingScenario(
             "scaling",

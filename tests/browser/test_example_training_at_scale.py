@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 SRC = REPO / "examples" / "training-at-scale"
 NAME = "training-at-scale"
-CELL = re.compile(r"[+-]\d+(?:\.\d+)?%")
+CELL = re.compile(r"[+-]\d+(?:\.\d+)?(?:%| pts)")  # MFU, itself a share, in points
 
 
 @pytest.fixture(scope="module")

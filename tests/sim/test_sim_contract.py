@@ -66,13 +66,16 @@ def test_without_detail_exactly_the_contract() -> None:
 
 def test_detail_fields() -> None:
     trace = run_preset("kv_alloc/without", detail=True)
-    assert trace["engine"]["kv_alloc"] == "reserve_max"
+    # before paging: every request reserves the whole context (20 tokens, 5 blocks of 4) up
+    # front, whatever it will write, so A and B take 10 of the 12 blocks and C waits
+    assert trace["engine"]["kv_alloc"] == "reserve_max_model_len"
     assert trace["scenario"]["id"] == "kv_alloc" and trace["scenario"]["variant"] == "without"
     step = trace["steps"][0]
-    assert step["reserved"] == {"A": 12, "B": 8, "C": 12}
-    assert step["blocks"] == {"A": 3, "B": 2, "C": 3}
-    assert step["computed"] == {"A": 3, "B": 2, "C": 3}
-    assert step["tokens"] == {"A": 4, "B": 3, "C": 4}
+    assert step["reserved"] == {"A": 20, "B": 20}
+    assert step["blocks"] == {"A": 5, "B": 5}
+    assert step["computed"] == {"A": 3, "B": 2, "C": 0}
+    assert step["tokens"] == {"A": 4, "B": 3, "C": 3}
+    assert step["waiting"] == ["C"]
 
 
 def test_cli_run_output_validates(tmp_path: Path) -> None:

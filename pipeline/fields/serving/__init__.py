@@ -156,9 +156,9 @@ class ServingField(Field):
         )
 
     def symbols(self) -> Sequence[Symbol]:
-        from pipeline.fields.serving.scenes import drafts
+        from pipeline.fields.serving.scenes import clock, drafts
 
-        return drafts.SYMBOLS
+        return [*drafts.SYMBOLS, (clock.DOT, clock.dot_body)]
 
     def panel_run(self, plan: Plan, panel: Panel, variant: str | None = None) -> Run | None:
         return engine.panel_run(panel, variant)

@@ -42,7 +42,7 @@ SCENE_FOR: dict[str, tuple[str, str, str, list[str]]] = {
         "kv_blocks",
         "最少只剩 {min_free_blocks} 个空块",
         "only {min_free_blocks} free blocks left",
-        [],
+        ["D"],
     ),
     "preemption": (
         "kv_blocks",

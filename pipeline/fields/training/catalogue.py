@@ -55,6 +55,7 @@ DRAWN_BY: dict[str, tuple[str, ...]] = {
     "recompute": ("memory", "step_bar"),
     "tensor_split": ("memory", "step_bar"),
     "grad_sync": ("ring", "step_bar"),
+    "accumulation": ("memory", "step_bar"),
     "scaling": ("scaling",),
 }
 

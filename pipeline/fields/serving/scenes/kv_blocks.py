@@ -11,6 +11,7 @@ Both panels of a card on one scenario show the same step (`pick_step`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from pipeline.artifacts.trace import StepView, TraceView
@@ -55,16 +56,22 @@ def _tells(step: StepView) -> tuple[object, ...]:
     return (tuple(step.waiting), tuple(_sat_out(step)), tuple(step.preempted))
 
 
-def pick_step(trace: TraceView, partner: TraceView | None = None) -> StepView:
+def pick_step(
+    trace: TraceView, partner: TraceView | None = None, focus: Sequence[str] = ()
+) -> StepView:
     """The step the panel shows. With the card's other run of the same scenario, both panels
     show ONE step: the first preemption in either, else the first step where the runs differ in
-    who waits or sits out, else the step where the two hold the most blocks together. Alone: the first preemption, else the
-    last step of a stalled run, else the fullest step."""
+    who waits or sits out (the first where a `focus` request is among them, when there is one:
+    the card is about that request), else the step where the two hold the most blocks together.
+    Alone: the first preemption, else the last step of a stalled run, else the fullest step."""
     all_steps = trace.steps
     if partner is not None:
         both = [(s, o) for s in all_steps if (o := partner.step(s.index)) is not None]
         evicted = next((s for s, o in both if s.preempted or o.preempted), None)
-        differ = evicted or next((s for s, o in both if _tells(s) != _tells(o)), None)
+        differing = [(s, o) for s, o in both if _tells(s) != _tells(o)]
+        held_up = [s for s, o in differing if any(
+            rid in (*x.waiting, *_sat_out(x)) for rid in focus for x in (s, o))]
+        differ = evicted or next(iter(held_up + [s for s, _o in differing]), None)
         if differ is not None:
             return differ
         if both:
@@ -201,7 +208,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     trace = ctx.trace
     assert trace is not None
     partner = partner_trace(ctx)
-    step = pick_step(trace, partner)
+    step = pick_step(trace, partner, ctx.focus)
     partner_step = partner.step(step.index) if partner is not None else None
     bs = engine(trace).block_size
     total = engine(trace).num_blocks
