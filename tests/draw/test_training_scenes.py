@@ -7,6 +7,7 @@ number a panel writes is one of its run's; random captions fit or are refused by
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -208,3 +209,36 @@ def test_sample_captions_fill_from_the_run() -> None:
     svg = panel_svg("one_f_one_b", "pipeline", "with", "en")
     assert concept.fix.caption == "the first GPU holds {rank0.held} of them"
     assert f"the first GPU holds {view.memory[0].held} of them" in svg
+
+
+@pytest.mark.parametrize(("sid", "variant", "ways"), [
+    ("zero_sharding", "without", set()),  # plain data parallelism: every state whole
+    ("zero_sharding", "with", {8}),  # ZeRO-3 over 8: weights, grads, optimizer, one bracket
+    ("tensor_split", "without", set()),  # one GPU
+    ("tensor_split", "with", {4}),  # tensor parallel 4
+])
+def test_a_memory_bar_brackets_the_states_its_run_splits(sid: str, variant: str,
+                                                         ways: set[int]) -> None:
+    """The sharding is drawn, not only its total: each run of model states split the same way
+    is bracketed with how many ways, from the run's ZeRO stage, data- and tensor-parallel
+    degrees."""
+    from pipeline.fields.training.scenes.memory import split_ways
+
+    view, _values = run_view(sid, variant)
+    drawn = {int(m) for m in re.findall(r"split (\d+) ways", panel_svg(sid, "memory", variant,
+                                                                        "en"))}
+    assert drawn == ways
+    assert drawn == {w for w in split_ways(view).values() if w > 1}
+    zh = panel_svg(sid, "memory", variant, "zh")
+    assert {int(m) for m in re.findall(r"(\d+) 张分摊", zh)} == ways
+
+
+def test_zero_stages_split_optimizer_then_grads_then_weights() -> None:
+    from pipeline.fields.training.scenes.memory import split_ways
+
+    view, _values = run_view("zero_sharding", "with")
+    for stage, split in ((0, set()), (1, {"optimizer"}), (2, {"optimizer", "grads"}),
+                         (3, {"optimizer", "grads", "params"})):
+        staged = dataclasses.replace(view, zero=stage, tp=1)
+        assert {p for p, w in split_ways(staged).items() if w > 1} == split, stage
+        assert all(w == view.dp for p, w in split_ways(staged).items() if p in split)

@@ -1,7 +1,10 @@
 """memory: each pipeline GPU's memory at its fullest as a stacked bar — weights (with ZeRO-3's
 gather buffer), gradients, optimizer states, activations, bottom up — against the GPU's HBM
 line. The part of a bar above the line does not fit: outlined red dashed, and the GPU at the
-left is greyed out (it cannot run the step) with how far over it is.
+left is greyed out (it cannot run the step) with how far over it is. On a single bar, the
+model states the run splits across GPUs (ZeRO's stages over the data-parallel group, tensor
+parallelism's slices) are bracketed on the bar's right with how many ways they are split, so
+the mechanism, not only the total, is in the picture.
 
 Bars share one scale across the card's two panels: the larger of the fuller GPU of the two runs
 and the HBM, so the trouble and the fix compare at one scale. Every size is the
@@ -40,10 +43,23 @@ LEFT_CY = (146.0, 166.0)
 KEY_WORDS = {"zh": {"grads": "梯度"}, "en": {"grads": "grads"}}
 TEXT = {
     "zh": {"hbm": "显存 {v} GB", "alike": "共 {n} 张，都一样", "one": "就 1 张", "over": "超出 {v} GB",
-           "fits": "装得下", "total": "{v} GB"},
+           "fits": "装得下", "total": "{v} GB", "split": "{n} 张分摊"},
     "en": {"hbm": "HBM {v} GB", "alike": "{n} GPUs alike", "one": "1 GPU", "over": "{v} GB over",
-           "fits": "it fits", "total": "{v} GB"},
+           "fits": "it fits", "total": "{v} GB", "split": "split {n} ways"},
 }
+STATES = ("params", "grads", "optimizer")  # bottom up, as the bar stacks them
+SPLIT_GAP = 5.0  # between a bar's right edge and its bracket
+
+
+def split_ways(view: TrainingView) -> dict[str, int]:
+    """How many GPUs share each model state of one GPU's bar: ZeRO stage z splits the optimizer
+    states (z >= 1), the gradients (z >= 2) and the weights (z >= 3) over the data-parallel
+    group; tensor parallelism splits all three over its group."""
+    ways = {}
+    for k, part in enumerate(STATES):
+        zero = view.dp if view.zero >= 3 - k and view.dp > 1 else 1
+        ways[part] = zero * view.tp
+    return ways
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
@@ -73,6 +89,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.layout.place(words["hbm"].format(v=gb(view.hbm)), x=SCENE_X1, cy=hbm_y + 10,
                     role="label", size=SMALL_SIZE, anchor="end", floor=None,
                     max_width=SCENE_X1 - BARS_X1 - 4, max_lines=2)
+    if n == 1:
+        _splits(cv, ctx.lang, view, view.memory[0], BARS_X0 + pitch / 2 + bar_w / 2, scale)
     fits = all(m.fits for m in view.memory)
     cast.gpu(cv, CHIP_X, CHIP_CY, busy=fits, eid="gpu")
     gpus = view.dp * view.tp if view.pp == 1 else view.pp
@@ -85,6 +103,33 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             cv.layout.place(text, x=SCENE_X0, cy=cy, role="label", size=SMALL_SIZE,
                             anchor="start", floor=None, max_width=BARS_X0 - SCENE_X0 - 8)
     return SceneResult(_desc(ctx.lang, view), True)
+
+
+def _splits(cv: Canvas, lang: str, view: TrainingView, mem: RankMemory, right: float,
+            scale: float) -> None:
+    """A bracket right of the bar for each run of adjacent model states split the same number
+    of ways, with that number."""
+    ways = split_ways(view)
+    sizes = {"params": mem.params + mem.buffers, "grads": mem.grads, "optimizer": mem.optimizer}
+    y = BAR_BOT
+    groups: list[tuple[int, float, float]] = []  # ways, bottom, top
+    for part in STATES:
+        h = sizes[part] * scale
+        if ways[part] > 1 and h > 0.2:
+            if groups and groups[-1][0] == ways[part] and abs(groups[-1][2] - y) < 0.01:
+                groups[-1] = (ways[part], groups[-1][1], y - h)
+            else:
+                groups.append((ways[part], y, y - h))
+        y -= h
+    x = right + SPLIT_GAP
+    for k, (n, bottom, top) in enumerate(groups):
+        rng = cv.rng(f"split-{k}")
+        mid = (bottom + top) / 2
+        cv.stroke(rough.line(rng, (x, bottom), (x + 3, bottom), 0.2, 1)
+                  + rough.line(rng, (x + 3, bottom), (x + 3, top), 0.2, 1)
+                  + rough.line(rng, (x, top), (x + 3, top), 0.2, 1), INK, width=1.1)
+        cv.layout.place(TEXT[lang]["split"].format(n=n), x=x + 7, cy=mid, role="label",
+                        size=SMALL_SIZE, anchor="start", floor=None)
 
 
 def total_cy(bar_top: float, hbm_y: float) -> float:
