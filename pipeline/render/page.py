@@ -234,7 +234,9 @@ def _route_rule(route: list[RouteView], lang: str) -> str:
     the link check), that none could be: never a rule for times the page does not show."""
     if not any(stop.minutes for stop in route):
         return str(ui(lang)["route_no_minutes"])
-    return str(ui(lang)["route_rule"]).format(
+    rates = {stop.counted for stop in route if stop.minutes}
+    key = "route_rule" if rates == {"zh", "en"} else f"route_rule_{rates.pop()}"
+    return str(ui(lang)[key]).format(
         zh_rate=CHINESE_CHARS_PER_MINUTE, en_rate=ENGLISH_WORDS_PER_MINUTE
     )
 

@@ -41,6 +41,7 @@ class RouteView:
     why: str
     url: str | None
     minutes: int | None
+    counted: str  # the rate the minutes were counted at: "zh" (characters), "en" (words), ""
     verdict: str  # "verified" | "unverified" | "bad"
     checked: str  # ISO date of the check, "" when unchecked
 
@@ -70,21 +71,31 @@ def _matching_source(corpus: Corpus, url: str) -> Source | None:
 def reading_minutes(url: str, corpus: Corpus, links: LinkReport | None) -> int | None:
     """Minutes from the source's length: the link check's word count, else an ingested saved
     copy's length, else the reading list's `words`; None when the length is unknown."""
+    return reading_time(url, corpus, links)[0]
+
+
+def _minutes(count: int, per_minute: int) -> int:
+    return max(1, math.ceil(count / per_minute))
+
+
+def reading_time(url: str, corpus: Corpus, links: LinkReport | None) -> tuple[int | None, str]:
+    """`reading_minutes` with the rate it counted at ("zh": characters, "en": words, "" when
+    unknown), so the page states only the rates its minutes use."""
     result = _link_result(links, url)
     words = result.words if result is not None else None
     if words is not None and words > 0:
-        return max(1, math.ceil(words / ENGLISH_WORDS_PER_MINUTE))
+        return _minutes(words, ENGLISH_WORDS_PER_MINUTE), "en"
     source = _matching_source(corpus, url)
     if source is not None:
         if source.lang.startswith("zh") and source.chars > 0:
-            return max(1, math.ceil(source.chars / CHINESE_CHARS_PER_MINUTE))
+            return _minutes(source.chars, CHINESE_CHARS_PER_MINUTE), "zh"
         if source.words > 0:
-            return max(1, math.ceil(source.words / ENGLISH_WORDS_PER_MINUTE))
+            return _minutes(source.words, ENGLISH_WORDS_PER_MINUTE), "en"
     key = normalize_url(url)
     entry = next((e for e in corpus.reading_list if e.url and normalize_url(e.url) == key), None)
     if entry is not None and entry.words:
-        return max(1, math.ceil(entry.words / ENGLISH_WORDS_PER_MINUTE))
-    return None
+        return _minutes(entry.words, ENGLISH_WORDS_PER_MINUTE), "en"
+    return None, ""
 
 
 def _verdict(links: LinkReport | None, url: str) -> tuple[str, str]:
@@ -105,12 +116,14 @@ def route_views(plan: Plan, corpus: Corpus, links: LinkReport | None) -> list[Ro
 
 def _route_view(i: int, stop: RouteStop, corpus: Corpus, links: LinkReport | None) -> RouteView:
     verdict, checked = _verdict(links, stop.url)
+    minutes, counted = reading_time(stop.url, corpus, links)
     return RouteView(
         number=i + 1,
         title=stop.title,
         why=stop.why,
         url=safe_url(stop.url),
-        minutes=reading_minutes(stop.url, corpus, links),
+        minutes=minutes,
+        counted=counted,
         verdict=verdict,
         checked=checked,
     )

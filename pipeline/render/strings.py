@@ -28,6 +28,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "walk_with": "用了",
         "route": "学习路线",
         "route_rule": "用时按原文篇幅估算：中文每分钟 {zh_rate} 字，英文每分钟 {en_rate} 词。",
+        "route_rule_zh": "用时按原文篇幅估算：每分钟 {zh_rate} 字。",
+        "route_rule_en": "用时按原文篇幅估算：英文每分钟 {en_rate} 词。",
         "route_minutes": "约 {m} 分钟",
         "route_unknown": "时长未知：读不到原文字数",
         "route_unchecked_all": "这些链接还没确认能打开。",
@@ -89,6 +91,10 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "route": "Learning route",
         "route_rule": "Reading times come from each source's length: {en_rate} words a minute "
         "(English), {zh_rate} characters a minute (Chinese).",
+        "route_rule_en": "Reading times come from each source's length, at {en_rate} words a "
+        "minute.",
+        "route_rule_zh": "Reading times come from each source's length, at {zh_rate} Chinese "
+        "characters a minute.",
         "route_minutes": "about {m} min",
         "route_unknown": "length unknown: the text could not be counted",
         "route_unchecked_all": "These links have not been confirmed to open.",

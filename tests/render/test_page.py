@@ -223,7 +223,8 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     rule = soup.select_one(".route-rule").get_text()
     assert "其中 2 个链接还没确认能打开。" in rule
     assert "未核实" not in soup.select_one("ol.route").get_text()
-    assert "每分钟 300 字" in soup.select_one(".route-rule").get_text()
+    # Only the rate the shown minutes were counted at: the one time here is a word count.
+    assert "英文每分钟 200 词" in rule and "300 字" not in rule
 
 
 def test_an_unmarked_stamp_is_an_empty_ring_named_for_assistive_tech(soup: BeautifulSoup) -> None:
@@ -342,3 +343,22 @@ def test_every_drawing_colour_is_defined_for_both_themes_and_print(html: str) ->
         assert block is not None, theme
         defined = set(re.findall(r"(--[a-z-]+):", block.group(1)))
         assert not set(ALL_VARIABLES) - defined, f"{theme}: {set(ALL_VARIABLES) - defined}"
+
+
+def test_the_route_states_only_the_reading_rates_its_minutes_use() -> None:
+    """A page whose minutes all come from English word counts does not print a rate for
+    Chinese (reader sf1: "300 characters a minute (Chinese)" under an English-only route)."""
+    from pipeline.render.page import _route_rule
+    from pipeline.render.route import RouteView
+
+    def stop(counted: str, minutes: int | None = 4) -> RouteView:
+        return RouteView(number=1, title="t", why="w", url=None, minutes=minutes,
+                         counted=counted, verdict="verified", checked="")
+
+    assert _route_rule([stop("en"), stop("", None)], "en") == (
+        "Reading times come from each source's length, at 200 words a minute.")
+    assert "Chinese" in _route_rule([stop("zh")], "en") and "words" not in _route_rule(
+        [stop("zh")], "en")
+    both = _route_rule([stop("en"), stop("zh")], "zh")
+    assert "300 字" in both and "200 词" in both
+    assert _route_rule([stop("", None)], "en").startswith("No copy")

@@ -49,3 +49,17 @@ def test_load_curve_more_slots_move_the_knee_right() -> None:
         assert all(a <= b for a, b in zip(p50, p99, strict=True))
         assert p50[-1] > 3 * p50[0]
     assert without["engine"]["max_num_seqs"] == 2 and with_["engine"]["max_num_seqs"] == 4
+
+
+def test_the_knee_is_read_on_the_tail() -> None:
+    """The knee is the first rate whose p99 TTFT passes KNEE_FACTOR times its light-load p99:
+    a load test watches the tail, since the median can look fine while p99 has left (reader
+    sf1, against the knee article)."""
+    from sim.presets.field_more import KNEE_FACTOR
+
+    fig = pair("load_curve")[1]["figures"]
+    for v in ("without", "with"):
+        p99 = [fig[f"{v}_p99_{k}"] for k in range(len(LOAD_RATES))]
+        first = next(k for k, x in enumerate(p99) if x > KNEE_FACTOR * p99[0])
+        assert fig[f"{v}_knee"] == LOAD_RATES[first]
+        assert all(x <= KNEE_FACTOR * p99[0] for x in p99[:first])

@@ -3,18 +3,20 @@
 x: the request rate; y: TTFT, its median (thick line, filled dots) and p99 (thin line, hollow
 dots). The panel's own policy is inked, the other pale, so the trouble and fix panels show the
 same two curves with the emphasis swapped. A curve that leaves the plot ends in an arrow at its
-ceiling. The knee (first rate whose median climbs past a multiple of the light-load median) is
-ringed on the inked curve. Every number is the trace's `figures` (sim.presets.field_more's sweep).
+ceiling. The knee (first rate whose p99 climbs past a multiple of the light-load p99) is
+ringed on the inked p99 curve. Every number is the trace's `figures` (sim.presets.field_more's sweep).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
 from pipeline.artifacts.trace import TraceView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
+from pipeline.draw.layout import Anchor, Box, text_box
 from pipeline.draw.palette import FAINT, INK, PAPER
 from pipeline.errors import InputError
 from pipeline.fields.serving.scenes.common import (
@@ -150,11 +152,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     # knee guide under the curves
     kx = px(own.knee)
     knee_k = min(range(len(rates)), key=lambda k: abs(rates[k] - own.knee))
-    ky = max(py(own.p50[knee_k]), Y_TOP)
+    ky = max(py(own.p99[knee_k]), Y_TOP)
     cv.stroke(rough.line(cv.rng("knee-guide"), (kx, Y_BOT), (kx, ky + KNEE_R), 0.3, 1), FAINT,
               width=1.0)
 
     ends: dict[tuple[str, str], tuple[float, float]] = {}
+    inked: list[list[tuple[float, float]]] = []  # the inked curves, which words keep off
     for curve, ink in ((other, FAINT), (own, INK)):
         for metric, values, width in (("p99", curve.p99, 1.2), ("p50", curve.p50, 2.3)):
             pts = [(px(r), py(v)) for r, v in zip(rates, values, strict=True)]
@@ -175,24 +178,34 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                                            DOT_R, 0.2, 1), fill=PAPER, colour=INK, width=1.1)
             if shown:
                 ends[(curve.variant, metric)] = shown[-1]
+                if ink == INK:
+                    inked.append(shown)
 
-    # p50 / p99 names at the inked curves' ends; the knee ring and its label
+    # the knee ring and its label, then the p50 / p99 names at the inked curves' ends: each
+    # word takes the first of its spots that no inked curve and no ring crosses
+    cv.stroke(rough.ellipse(cv.rng("knee"), kx, ky, KNEE_R, KNEE_R, 0.6, 1), INK, width=1.6)
+    ring = (kx, ky, KNEE_R + 2)
+    knee_size = SMALL_SIZE + 0.5
+    spots: list[tuple[float, float, Anchor]] = [(kx + KNEE_R + 4, ky + 12, "start"), (kx - KNEE_R - 4, ky - 14, "end"),
+             (kx + KNEE_R + 4, ky - 14, "start"), (kx - KNEE_R - 4, ky + 12, "end"),
+             (kx + KNEE_R + 4, ky + 26, "start")]
+    kx_, ky_, anchor = _clear_spot(cv, words["knee"].format(v=fmt(own.knee)), knee_size, spots,
+                                   inked, [])
+    cv.layout.place(words["knee"].format(v=fmt(own.knee)), x=kx_, cy=ky_, role="label",
+                    size=knee_size, anchor=anchor, floor=None)
     for metric in ("p99", "p50"):
         ex, ey = ends.get((own_v, metric), (X1, Y_TOP))
-        if ey <= Y_TOP + 0.5:  # cut at the ceiling: p99's name left of its arrow, p50's right
+        if ey <= Y_TOP + 0.5:  # cut at the ceiling: p99's name left of its tip, p50's right
             side = -1.0 if metric == "p99" else 1.0
-            cv.layout.try_place(metric, x=ex + side * 7, cy=ey + 7, role="label",
-                                size=SMALL_SIZE, anchor="end" if side < 0 else "start",
-                                floor=None, alts=[(ex + side * 7, ey + 22)])
-            continue
-        cv.layout.try_place(metric, x=ex + 5, cy=ey, role="label", size=SMALL_SIZE,
-                            anchor="start", floor=None,
-                            alts=[(ex - 5, ey - 11), (ex + 5, ey + 12), (ex - 30, ey + 10)])
-    cv.stroke(rough.ellipse(cv.rng("knee"), kx, ky, KNEE_R, KNEE_R, 0.6, 1), INK, width=1.6)
-    cv.layout.place(words["knee"].format(v=fmt(own.knee)), x=kx + KNEE_R + 4, cy=ky + 12,
-                    role="label", size=SMALL_SIZE + 0.5, anchor="start", floor=None,
-                    alts=[(kx + KNEE_R + 4, ky - 14), (kx - KNEE_R - 4 - 60, ky - 14),
-                          (kx + KNEE_R + 4, ky + 26)])
+            side_anchor: Anchor = "end" if side < 0 else "start"
+            spots = [(ex + side * 3, Y_TOP - 8, side_anchor), (ex + side * 7, ey + 7, side_anchor),
+                     (ex + side * 7, ey + 22, side_anchor)]
+        else:
+            spots = [(ex + 5, ey, "start"), (ex - 5, ey - 11, "start"), (ex + 5, ey + 12, "start"),
+                     (ex - 30, ey + 10, "start")]
+        mx, my, anchor = _clear_spot(cv, metric, SMALL_SIZE, spots, inked, [ring])
+        cv.layout.try_place(metric, x=mx, cy=my, role="label", size=SMALL_SIZE, anchor=anchor,
+                            floor=None)
     slots = fmt(own.slots)
     if ctx.lang == "zh":
         desc = (f"负载曲线：{slots} 个槽位时，首字延迟在每{words[unit_key + '1']} {fmt(own.knee)} 个"
@@ -202,3 +215,40 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 f"{fmt(own.knee)} requests per {words[unit_key + '1']}; with {fmt(other.slots)} "
                 f"slots at {fmt(other.knee)}.")
     return SceneResult(desc, True)
+
+
+def _clear_spot(
+    cv: Canvas,
+    text: str,
+    size: float,
+    spots: list[tuple[float, float, Anchor]],
+    lines: list[list[tuple[float, float]]],
+    rings: list[tuple[float, float, float]],
+) -> tuple[float, float, Anchor]:
+    """The first spot whose box is free on the canvas and crossed by no line and no ring; the
+    first free one when every spot is crossed, else the first."""
+    layout = cv.layout
+    family = layout.family
+
+    def box_at(spot: tuple[float, float, Anchor]) -> Box:
+        return text_box([text], family, size, spot[0], spot[1], spot[2])
+
+    def crossed(spot: tuple[float, float, Anchor]) -> bool:
+        box = box_at(spot)
+        x0, y0, x1, y1 = box.x0 - 1, box.y0 - 1, box.x1 + 1, box.y1 + 1
+        for line in lines:
+            for (ax, ay), (bx, by) in itertools.pairwise(line):
+                for k in range(13):
+                    t = k / 12
+                    px_, py_ = ax + (bx - ax) * t, ay + (by - ay) * t
+                    if x0 <= px_ <= x1 and y0 <= py_ <= y1:
+                        return True
+        for cx, cy, r in rings:
+            nx, ny = min(max(cx, x0), x1), min(max(cy, y0), y1)
+            if (nx - cx) ** 2 + (ny - cy) ** 2 <= r * r:
+                return True
+        return False
+
+    free = [s for s in spots if layout.free(box_at(s))]
+    clear = [s for s in free if not crossed(s)]
+    return (clear or free or spots)[0]
