@@ -138,9 +138,18 @@ def test_sampling_draws_shared_blocks_once_with_their_count() -> None:
     without = _words(_panel_svg("sampling", "parallel_sampling", "without", "en"))
     with_ = _words(_panel_svg("sampling", "parallel_sampling", "with", "en"))
     assert "×" not in without and "reuses" not in without
-    assert "shared ×3" in with_ and with_.count("reuses 8") == 2
+    assert "shared ×3" in with_ and with_.count("reuses 8 tokens") == 2
     svg = _panel_svg("sampling", "parallel_sampling", "with", "en")
     assert svg.count('stroke="var(--stored)"') >= 1
+
+
+def test_both_sampling_panels_draw_one_moment() -> None:
+    """The trouble and the fix show the same step (reader sf1: "step 5" beside "step 4"), the
+    one where the two runs' children together hold the most blocks."""
+    steps = [re.findall(r"step (\d+): \d+ blocks free",
+                        _words(_panel_svg("sampling", "parallel_sampling", v, "en")))
+             for v in ("without", "with")]
+    assert len(steps[0]) == 1 and steps[0] == steps[1]
 
 
 def test_load_curve_inks_its_own_policy() -> None:

@@ -3,7 +3,8 @@
 D forks into its n children (one row each). A child's blocks: its prompt (orange), its answer
 (green). When the children share the prompt's blocks (prefix caching), those blocks are drawn
 once, blue, before the fork, with a small `×n` count, and each row keeps only its own blocks.
-The step is the one where the children hold the most blocks; counts come from that step's
+The step is the one where the children hold the most blocks, over both of the card's runs when
+the card has two (so the panels compare one moment); counts come from that step's
 `blocks`/`tokens`, the sharing from each child's `prefix_hit_tokens`, the family from `parents`.
 """
 
@@ -24,6 +25,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     engine,
+    partner_trace,
 )
 
 PARENT_X = 32.0
@@ -37,9 +39,9 @@ SUMMARY_CY = 190.0
 SUPERSCRIPTS = "¹²³"  # the hand font has these three
 NAME_SIZE = 21.0  # large: the child's superscript must still read on a phone
 TEXT = {
-    "zh": {"shared": "共享 ×{n}", "reuse": "复用 {v}", "sum": "第 {i} 步：空 {f} 块",
+    "zh": {"shared": "共享 ×{n}", "reuse": "复用 {v} 个 token", "sum": "第 {i} 步：空 {f} 块",
            "prompt": "提示词", "answer": "回答", "cached": "共享"},
-    "en": {"shared": "shared ×{n}", "reuse": "reuses {v}", "sum": "step {i}: {f} blocks free",
+    "en": {"shared": "shared ×{n}", "reuse": "reuses {v} tokens", "sum": "step {i}: {f} blocks free",
            "prompt": "prompt", "answer": "answer", "cached": "shared"},
 }
 
@@ -59,9 +61,20 @@ def family(ctx: SceneContext) -> tuple[str, ParentView]:
     return pid, parents[pid]
 
 
-def pick_step(trace: TraceView, children: tuple[str, ...]) -> StepView:
-    """The step in which the children hold the most blocks (the earliest of ties)."""
-    return max(trace.steps, key=lambda s: (sum(s.blocks.get(c, 0) for c in children), -s.index))
+def pick_step(trace: TraceView, children: tuple[str, ...],
+              partner: TraceView | None = None) -> StepView:
+    """The step in which the children hold the most blocks (the earliest of ties); with the
+    card's other run, the step index both runs have at which the two together hold the most,
+    so both panels draw the same moment."""
+    def held(s: StepView | None) -> int:
+        return 0 if s is None else sum(s.blocks.get(c, 0) for c in children)
+
+    steps = list(trace.steps)
+    if partner is not None:
+        both = [s for s in steps if partner.step(s.index) is not None]
+        if both:
+            return max(both, key=lambda s: (held(s) + held(partner.step(s.index)), -s.index))
+    return max(steps, key=lambda s: (held(s), -s.index))
 
 
 def prompt_len(trace: TraceView, step: StepView, rid: str) -> int:
@@ -91,7 +104,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = TEXT[ctx.lang]
     pid, parent = family(ctx)
     children = parent.children[:MAX_ROWS]
-    step = pick_step(trace, children)
+    step = pick_step(trace, children, partner_trace(ctx))
     bs = engine(trace).block_size or 1
     hits = {c: trace.requests[c].prefix_hit_tokens // bs for c in children}
     shared = max(hits.values(), default=0)
