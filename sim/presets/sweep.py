@@ -87,6 +87,13 @@ def _capacity(**over: Any) -> Callable[[Engine], Engine]:
     return engine
 
 
+def _copies(n: int, **over: Any) -> Callable[[Engine], Engine]:
+    """`n` instances of the workload's engine with capacity `over`, each serving its share."""
+    def engine(start: Engine) -> Engine:
+        return {**_capacity(**over)(start), "instances": n}
+    return engine
+
+
 def _disaggregated(start: Engine) -> Engine:
     # 400 Gb/s between the two GPUs (50 GB/s), 0.5 ms to start a transfer.
     return {"policy": "disagg", "prefill": copy.deepcopy(start), "decode": copy.deepcopy(start),
@@ -121,8 +128,11 @@ TECHNIQUES: tuple[Technique, ...] = (
                   "per-token latency is TPOT"),
     Technique("fp8_kv", "fp8 KV cache vs bf16", "a bf16 KV cache", "long_context",
               _capacity(kv_dtype="bf16"), _capacity(kv_dtype="fp8")),
-    Technique("tensor_parallel", "2 GPUs in tensor parallel vs 1", "one GPU", "busy_chat",
-              _capacity(tp=1), _capacity(tp=2)),
+    # against two copies on the same two GPUs, not one GPU: a model that fits one GPU is
+    # usually served by copies, so tensor parallelism must pay for its GPUs in the comparison
+    Technique("tensor_parallel", "2 GPUs in tensor parallel vs 2 copies, one per GPU",
+              "two copies of the model, one per GPU", "busy_chat", _copies(2, tp=1),
+              _capacity(tp=2)),
     Technique("disaggregation", "1 prefill + 1 decode GPU vs 2 colocated GPUs",
               "two GPUs each doing both", "mixed_slo", {"instances": 2}, _disaggregated,
               statistic="p99", why="it is a tool for latency targets: the tails"),

@@ -142,3 +142,20 @@ def test_sweep_rates_prints_the_latency_vs_load_table() -> None:
     assert high["ttft"]["p99"] > low["ttft"]["p99"]
     bad = sim_cli("sweep", "--rates", "2,-1")
     assert bad.returncode == 2 and "positive" in bad.stderr
+
+
+def test_every_ruler_pair_runs_on_as_many_gpus_on_both_sides() -> None:
+    """A technique that takes more GPUs is compared with what those GPUs would do otherwise
+    (tensor parallelism on 2 GPUs against 2 copies, one per GPU; disaggregation's 1 + 1 against
+    2 colocated): a row never credits a technique with the GPUs it adds (reader sf2)."""
+    from sim.presets.ruler_workloads import WORKLOADS
+    from sim.presets.sweep import TECHNIQUES
+
+    def gpus(engine: dict) -> int:
+        if engine.get("policy") == "disagg":
+            return gpus(engine["prefill"]) + gpus(engine["decode"])
+        return int(engine.get("instances", 1)) * int(engine.get("capacity", {}).get("tp", 1))
+
+    for tech in TECHNIQUES:
+        baseline, variant = tech.engines(WORKLOADS[tech.workload].engine)
+        assert gpus(baseline) == gpus(variant), tech.id

@@ -126,11 +126,13 @@ class ServingField(Field):
     # The ruler's runs send requests at a fixed rate (sim.presets.ruler_workloads): a reader
     # took its throughput column for capacity, so the legend says what it measures.
     page_words = {
-        "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "请求按固定速率送进来，两边都跟得上"
-               "时吞吐差不多就是送进来的量，吞吐的差别来自哪一边跟不上。"},
+        "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "请求按固定速率送进来：两边都跟得上"
+               "时，吞吐差不多就是送进来的量；有差别，要么是一边跟不上，要么是它更早写完最后几个回答"
+               "（吞吐是整次运行的 token 数除以总时长，和 vllm bench serve 的算法一样）。"},
         "en": {"ruler_legend": UI_STRINGS["en"]["ruler_legend"] + " Requests arrive at a fixed "
-               "rate: when both sides keep up, throughput is about what arrives, so a "
-               "throughput gap means one side falls behind."},
+               "rate: when both sides keep up, throughput is about what arrives, and a gap "
+               "means one side falls behind or finishes its last answers sooner (throughput is "
+               "the run's tokens over its whole length, as vllm bench serve counts it)."},
     }
 
     def scenes(self) -> Mapping[str, SceneSpec]:
