@@ -40,6 +40,7 @@ W_COST_W = WIDTH - INSET - 20 - NAME_W  # ... and a wide row's, under its cells
 ARROW_LEN = 26.0
 BOLD_HALF = (4.0, 10.0)  # shaft and head half-widths of the "improves" arrow
 THIN_HALF = (2.5, 7.0)  # ... and of the hollow "sacrifices" arrow
+KEY_PAIR = 17.0  # the key's down arrow, right of its up arrow
 PCT_SIZE = {"better": 17.0, "worse": 14.0, "same": 14.0, "unstated": 13.0}
 NOTE_SIZE = 11.0  # "P99" / "TPOT" under a cell's number: >= 11 px on a phone
 NOTE_UP = 8.5  # a noted cell's number moves up this much ...
@@ -104,9 +105,13 @@ def _mark(cv: Canvas, eid: str, x: float, cy: float, pct: float, kind: str) -> N
 
 
 def _key(cv: Canvas, words: Mapping[str, str], y: float, x: float) -> None:
-    """What filled and hollow mean, under the tag in the name column."""
+    """What filled and hollow mean, under the tag in the name column: each drawn pointing up
+    and down, since a cell's arrow shows which way its number moved and a lower-is-better
+    metric improves downwards (reader cc1 took an up-only key for "up is better")."""
     for kind, eid in (("better", "key-b"), ("worse", "key-w")):
         _mark(cv, eid, x, y, 1.0, kind)
+        x += KEY_PAIR
+        _mark(cv, f"{eid}-down", x, y, -1.0, kind)
         tick_x = x + 12
         (_check if kind == "better" else _cross)(cv, f"{eid}-m", tick_x + (0 if kind == "better"
                                                                             else 4), y)

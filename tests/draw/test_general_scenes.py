@@ -497,3 +497,33 @@ def test_two_containers_of_a_card_share_one_scale() -> None:
 
     alone, paired = rim_label_y(None), rim_label_y(PanelPartner(trouble, view))
     assert paired > alone + 10, "the fix's capacity line sits lower beside the taller trouble"
+
+
+def test_two_lane_panels_of_a_card_share_one_time_axis() -> None:
+    """A fix that takes 116 ns beside a trouble of 316 ns is drawn shorter than alone (reader
+    cc1: 303 ns and 116 ns were drawn the same length); in another unit it keeps its own."""
+    from pipeline.draw.scene import PanelPartner
+
+    def drawn(partner_unit: str | None) -> float:
+        ex = WorkedExample(id="l", title="l", quantities=[
+            Quantity(name=n, label=n, unit="ns", kind="illustrative", value=v)
+            for n, v in (("wait", 100), ("work", 16))] + [
+            Quantity(name="long_wait", label="long wait", unit=partner_unit or "ns",
+                     kind="illustrative", value=300)])
+        view = ExampleView.from_json(evaluate_example(ex))
+        trouble = Panel(caption="x", scene="lanes", example="l",
+                        show=[ShowRole(role="lane", quantities=["long_wait", "work"])])
+        fix = Panel(caption="x", scene="lanes", example="l",
+                    show=[ShowRole(role="lane", quantities=["wait", "work"])])
+        card = Concept(id="ln", name="L", name_en="L", problem_left="-", body="-",
+                       trouble=trouble, fix=fix, solves="-", costs="-")
+        partner = PanelPartner(trouble, view) if partner_unit else None
+        svg = draw_panel(card, "fix", fix, view, view.values(), lang="en",
+                         scene=FIELD.scenes()["lanes"], partner=partner)
+        assert_clean(svg)
+        (x,) = [float(t.get("x") or 0) for t, w in texts(svg) if w == "wait 100 ns"]
+        return x  # the wait's words sit at its segment's middle
+
+    alone, paired, other_unit = drawn(None), drawn("ns"), drawn("s")
+    assert paired < alone - 40, "beside the 316 ns trouble the 100 ns wait is drawn shorter"
+    assert other_unit == alone, "a partner in another unit does not set this panel's scale"
