@@ -57,6 +57,7 @@ WORDS = {
         "join": "，",
         "no_fit_baseline": "；基线放不进 GPU 显存，它的显存是它要多少，跑不起来",
         "no_fit_variant": "；这一招的这次运行也放不进 GPU 显存",
+        "slo": "；两项目标都达到的请求 {before}% → {after}%",
     },
     "en": {
         "vs": "vs {baseline}, on {workload}",
@@ -76,6 +77,7 @@ WORDS = {
         "no_fit_baseline": "; the baseline does not fit in GPU memory (its memory is what it "
                            "would need: it cannot run)",
         "no_fit_variant": "; this run of the technique does not fit in GPU memory either",
+        "slo": "; requests meeting both targets {before}% → {after}%",
     },
 }
 
@@ -184,6 +186,9 @@ def _absolutes(row: Row, units: Mapping[str, str], words: Mapping[str, str]) -> 
         cells.append(words["cell"].format(name=name, before=_value(before),
                                           after=_value(after), unit=unit))
     text = words["numbers"].format(cells=words["join"].join(cells)) if cells else ""
+    met = (tech.baseline.get("slo_attainment"), tech.variant.get("slo_attainment"))
+    if met[0] is not None and met[1] is not None:  # a workload with targets: who met them
+        text += words["slo"].format(before=_value(100 * met[0]), after=_value(100 * met[1]))
     if tech.fits[0] is False:
         text += words["no_fit_baseline"]
     if tech.fits[1] is False:

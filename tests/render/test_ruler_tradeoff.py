@@ -233,3 +233,23 @@ def test_a_metric_no_source_speaks_of_is_printed_not_stated_not_refused() -> Non
     assert cell.kind == "unstated" and cell.text == "原文未提"
     for narrow in (False, True):
         assert "原文未提" in html.unescape(draw_ruler(plan, sweep, lang="zh", narrow=narrow))
+
+
+def test_a_row_on_a_workload_with_targets_says_how_many_requests_met_them() -> None:
+    """A workload named 'with targets' reports, per row, the share of requests meeting both
+    targets before and after, from the sweep (reader sf2: 'measured with targets' but no count
+    of who met them)."""
+    plan, sweep = _plan(), _sweep()
+    runs = ruler_runs(plan, sweep)
+    assert runs is not None
+    lines = {r.name: r.text for r in runs.rows}
+    techs = {r.name("en"): r.technique for r in ruler_table(plan, sweep)}
+    for name, text in lines.items():
+        tech = techs[name]
+        met = tech is not None and tech.baseline.get("slo_attainment") is not None
+        assert ("requests meeting both targets" in text) == met, name
+        if met:
+            assert tech is not None
+            before = f"{100 * tech.baseline['slo_attainment']:g}"[:4]
+            assert before.rstrip(".") in text
+    assert any("requests meeting both targets" in t for t in lines.values())
