@@ -97,7 +97,7 @@ def test_field_rows_join_the_table_when_the_traces_have_them() -> None:
     assert good == ["2", "3"]
     wait = table("streaming")["Average wait before the first words (steps)"]
     assert wait == ["6.5", "1"]
-    spec = table("spec_decode")["Tokens per verify step"]
+    spec = table("spec_decode")["Mean acceptance length (1 + guesses accepted per check)"]
     assert spec[0] == "—" and NUMBER.match(spec[1])
     sampling = table("parallel_sampling")
     assert NUMBER.match(sampling["D's time to first token (steps)"][0])

@@ -90,7 +90,7 @@ TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
         "throughput": "吞吐（token/{unit_one}）",
         "good": "满足全部服务目标的请求数",
         "perceived": "看到第一批字前的平均等待（{unit}）",
-        "accepted_len": "每次验证写出的 token 数",
+        "accepted_len": "平均接受长度（每次验证：1 + 接受的猜测数）",
     },
     "en": {
         "ttft": "{who}'s time to first token ({unit})",
@@ -102,7 +102,7 @@ TABLE_ROWS: Mapping[str, Mapping[str, str]] = {
         "throughput": "Throughput (tokens per {unit_one})",
         "good": "Requests meeting every SLO",
         "perceived": "Average wait before the first words ({unit})",
-        "accepted_len": "Tokens per verify step",
+        "accepted_len": "Mean acceptance length (1 + guesses accepted per check)",
     },
 }
 
