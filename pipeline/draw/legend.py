@@ -19,14 +19,14 @@ STATE_WORDS = {
         "running": "绿：正在跑",
         "new": "橙：刚到，预填",
         "stored": "蓝：缓存的块",
-        "freed": "红虚线：被释放",
+        "freed": "红虚线：被释放或收回",
         "idle": "灰：空闲或干等",
     },
     "en": {
         "running": "green: running",
         "new": "orange: new, prefilling",
         "stored": "blue: cached, shared",
-        "freed": "red dashed: freed",
+        "freed": "red dashed: freed or taken back",
         "idle": "grey: idle or stuck",
     },
 }
