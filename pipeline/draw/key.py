@@ -48,6 +48,9 @@ KEY_WORDS = {
 }
 TAG_WORDS = {"zh": "示意值", "en": "illustrative"}
 QUOTED_WORDS = {"zh": "引自原文", "en": "quoted"}  # a panel whose numbers are all the article's
+# ... and one that writes a number computed from the article's alone (no source has it as
+# written: a reader looked for 1,643.82 in the article under "quoted" and did not find it)
+COMPUTED_WORDS = {"zh": "据原文算", "en": "from quotes"}
 
 
 SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
@@ -110,11 +113,13 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
 
 
 def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY,
-             *, quoted: bool = False) -> None:
+             *, quoted: bool = False, computed: bool = False) -> None:
     """The 示意值 / illustrative tag (引自原文 / quoted when every number the diagram writes is
-    an article's): small words in a dashed-free hand-drawn box."""
+    an article's; 据原文算 / from quotes when some are computed from those alone): small words
+    in a dashed-free hand-drawn box."""
+    words = COMPUTED_WORDS if quoted and computed else QUOTED_WORDS if quoted else TAG_WORDS
     placed = cv.layout.place(
-        (QUOTED_WORDS if quoted else TAG_WORDS)[lang], x=right - 5, cy=cy, role="tag",
+        words[lang], x=right - 5, cy=cy, role="tag",
         size=TAG_SIZE, anchor="end", floor=None,
     )
     b = placed.box

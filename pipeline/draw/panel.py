@@ -48,16 +48,19 @@ def frame_body(cv: Canvas) -> None:
     cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
 
 
-def _quoted_only(panel: Panel, run: Any) -> bool:
-    """Every number the panel writes (its roles' quantities, its caption's `{name}`s) is quoted
-    from an article or computed from quoted ones: a general-field worked example only (a
-    simulator's run is always illustrative)."""
+def _quoted_only(panel: Panel, run: Any) -> tuple[bool, bool]:
+    """(quoted, computed): every number the panel writes (its roles' quantities, its caption's
+    `{name}`s) is quoted from an article or computed from quoted ones, and whether some are
+    computed; a general-field worked example only (a simulator's run is always
+    illustrative)."""
     check = getattr(run, "quoted_only", None)
     if check is None:
-        return False
+        return False, False
     names = [q for entry in panel.show for q in entry.quantities]
     names += placeholders(panel.caption)
-    return bool(check(names))
+    if not check(names):
+        return False, False
+    return True, any(getattr(run.quantities.get(n), "kind", "") == "derived" for n in names)
 
 
 def draw_panel(
@@ -116,7 +119,8 @@ def draw_panel(
     spec = scene if scene is not None and run is not None else GENERIC_SCENE
     if spec is not GENERIC_SCENE:
         # first, so the scene's own words keep clear of the corner
-        draw_tag(cv, lang, quoted=_quoted_only(panel, run))
+        quoted, computed = _quoted_only(panel, run)
+        draw_tag(cv, lang, quoted=quoted, computed=computed)
     ctx = SceneContext(concept, side, panel, run, lang, list(panel.focus), spec.words, partner)
     result = spec.draw(cv, ctx)
     title = f"{concept.name} · {SIDE_WORDS[lang][side]}"

@@ -1,13 +1,14 @@
-"""A general-field panel whose every number is an article's (quoted, or computed from quoted
-numbers alone) is tagged "引自原文", not "示意值": the page never tells a reader that a real
-survey figure is made up. One illustrative input anywhere in what the panel writes makes it
-illustrative again."""
+"""A general-field panel whose every number is an article's is tagged "引自原文", not "示意值":
+the page never tells a reader that a real survey figure is made up. One that also writes a
+number computed from quoted ones alone is tagged "据原文算": the article may not print it, and a
+reader looked for it there (reader hh3). One illustrative input anywhere in what the panel
+writes makes it illustrative again."""
 
 from __future__ import annotations
 
 import json
 
-from pipeline.draw.key import QUOTED_WORDS, TAG_WORDS
+from pipeline.draw.key import COMPUTED_WORDS, QUOTED_WORDS, TAG_WORDS
 from pipeline.draw.panel import draw_panel
 from pipeline.fields.general import GeneralField
 from pipeline.fields.general.example import ExampleView, evaluate_example
@@ -48,10 +49,18 @@ def _svg(quantities: list[str], caption: str) -> str:
 
 
 def test_a_panel_of_quoted_numbers_says_so() -> None:
-    svg = _svg(["lost", "kept"], "{lost}% 跑输")
+    svg = _svg(["lost"], "{lost}% 跑输")
     assert QUOTED_WORDS["zh"] in svg and TAG_WORDS["zh"] not in svg
+    assert COMPUTED_WORDS["zh"] not in svg
+
+
+def test_a_panel_with_a_number_computed_from_quotes_says_it_was_computed() -> None:
+    svg = _svg(["lost", "kept"], "{lost}% 跑输")  # kept = 100 - lost: no article prints it
+    assert COMPUTED_WORDS["zh"] in svg
+    assert QUOTED_WORDS["zh"] not in svg and TAG_WORDS["zh"] not in svg
 
 
 def test_an_illustrative_number_in_the_caption_makes_the_panel_illustrative() -> None:
     svg = _svg(["lost", "kept"], "费率 {fee}%")
     assert TAG_WORDS["zh"] in svg and QUOTED_WORDS["zh"] not in svg
+    assert COMPUTED_WORDS["zh"] not in svg
