@@ -527,3 +527,12 @@ def test_two_lane_panels_of_a_card_share_one_time_axis() -> None:
     alone, paired, other_unit = drawn(None), drawn("ns"), drawn("s")
     assert paired < alone - 40, "beside the 316 ns trouble the 100 ns wait is drawn shorter"
     assert other_unit == alone, "a partner in another unit does not set this panel's scale"
+
+
+def test_one_of_a_plural_unit_is_written_in_the_singular() -> None:
+    from pipeline.fields.general.scenes.common import singular, with_unit
+
+    assert with_unit("1", "steps") == "1 step" and with_unit("2", "steps") == "2 steps"
+    assert with_unit("1", "GPUs") == "1 GPU" and with_unit("1", "ms") == "1 ms"
+    assert with_unit("1", "元") == "1 元" and with_unit("1", "%") == "1%"
+    assert singular("class") == "class" and singular("ns") == "ns"

@@ -135,17 +135,25 @@ def non_negative(cv: Canvas, kind: str, quantities: Sequence[QuantityView]) -> N
 
 
 def amount(q: QuantityView) -> str:
-    """The number as the page writes it, with its unit: `3000 元`, `45%`, `30/h`."""
-    if not q.unit:
-        return q.text
-    glue = "" if q.unit.startswith(GLUED_UNITS) else " "
-    return f"{q.text}{glue}{q.unit}"
+    """The number as the page writes it, with its unit: `3000 元`, `45%`, `30/h`, `1 step`."""
+    return with_unit(q.text, q.unit)
+
+
+def singular(unit: str) -> str:
+    """An English plural unit word in the singular (`steps` → `step`, `GPUs` → `GPU`): a
+    word of four or more letters ending in one `s`; abbreviations (`ms`, `ns`) stay."""
+    if len(unit) >= 4 and unit.isalpha() and unit.endswith("s") and not unit.endswith("ss"):
+        return unit[:-1]
+    return unit
 
 
 def with_unit(text: str, unit: str) -> str:
-    """A computed number (a difference) written like a quantity of that unit."""
+    """A number written with its unit, the unit in the singular for exactly one (a reader met
+    "1 steps")."""
     if not unit:
         return text
+    if text in ("1", "1.0", "-1"):
+        unit = singular(unit)
     return f"{text}{'' if unit.startswith(GLUED_UNITS) else ' '}{unit}"
 
 
