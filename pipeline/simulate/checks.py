@@ -70,6 +70,7 @@ def page_violations(
     found += [v for v in run_problems if v not in found]
     found += _ruler_cells(plan, results)
     found += _contradictions(plan, values_for)
+    found += _walkable(plan, results, broken)
     broken |= {_panel_path(v.path) for v in found} - {None}
     found += layout_violations(
         plan,
@@ -97,6 +98,25 @@ CHANGE_WORDS = re.compile(
     r"|降|升|减少|增加|缩短|变成|变为|翻倍|减半|提高|从.+到",
     re.IGNORECASE,
 )
+
+
+def _walkable(plan: Plan, results: SimResults, broken: set[str | None]) -> list[Violation]:
+    """The walkthrough's concept must be one its field can tell step by step (a worked example
+    that computes something, a pair of runs): else the page's "from zero" section would be an
+    intro over nothing (a model's plan did that, and a reader found the section empty)."""
+    concept = plan.concept(plan.walkthrough.concept)
+    if concept is None:
+        return []  # the static rules name the unknown concept
+    index = plan.concepts.index(concept)
+    if any(p is not None and p.startswith(f"concepts[{index}].") for p in broken):
+        return []  # its panels are refused already: their paths say why
+    if fields.walkthrough(plan, concept, results, plan.lang) is not None:
+        return []
+    return [Violation("walkthrough.concept", (
+        f"'{concept.id}' cannot be walked through step by step: its panels give no numbers to "
+        "compute one from another (a worked example with derived quantities, or a simulated "
+        "pair of runs); pick a concept whose pictures compute something, or give this one's "
+        "example the quantities a beginner would work out"))]
 
 
 def _contradictions(plan: Plan, values_for: ValuesFor) -> list[Violation]:

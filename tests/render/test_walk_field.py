@@ -13,6 +13,7 @@ from bs4 import BeautifulSoup
 
 from pipeline.artifacts.sim import SimResults
 from pipeline.config import PageConfig
+from pipeline.plan.model import ShowRole
 from pipeline.render.page import render_page
 from sim.presets.scenarios import run_preset
 from tests.render.conftest import fixture_corpus, load_fixture_plan
@@ -144,3 +145,34 @@ def test_the_table_of_a_concept_that_is_no_technique_is_headed_by_its_captions()
     assert heads() == [f"{steps['without']} steps, one at a time", f"{steps['with']} steps, batched"]
     walk.technique = "continuous_batching"
     assert heads() == ["Without", "With"]
+
+
+def test_a_walkthrough_concept_whose_pictures_compute_nothing_is_refused() -> None:
+    """The plan's walkthrough must be one its field can tell step by step: a general card whose
+    example derives nothing would leave "from zero" an intro over an empty section (a model's
+    plan did; the reader found it empty). The rule names the path and what to do."""
+    from pipeline.plan.model import Quantity, WorkedExample
+    from pipeline.simulate.checks import page_violations
+
+    plan = load_fixture_plan("plan_small_en.json")
+    walk = plan.concept(plan.walkthrough.concept)
+    assert walk is not None
+    flat = WorkedExample(id="flat", title="flat", quantities=[
+        Quantity(name="a", label="a", unit="", kind="illustrative", value=3),
+        Quantity(name="b", label="b", unit="", kind="illustrative", value=5)])
+    plan.examples.append(flat)
+    walk.field = "general"
+    for panel in (walk.trouble, walk.fix):
+        panel.scene = "compare"  # type: ignore[assignment]
+        panel.scenario = None
+        panel.variant = None
+        panel.knobs = []
+        panel.example = "flat"
+        panel.show = [ShowRole(role="bars", quantities=["a", "b"])]
+    found, _ = page_violations(plan, fixture_corpus())
+    said = [v for v in found if v.path == "walkthrough.concept"]
+    assert said and "cannot be walked through step by step" in said[0].problem
+    flat.quantities.append(Quantity(name="c", label="c", unit="", kind="derived",
+                                    formula="a + b"))
+    found, _ = page_violations(plan, fixture_corpus())
+    assert not [v for v in found if v.path == "walkthrough.concept"]
