@@ -59,7 +59,8 @@ GENERAL_SCENES: dict[str, GeneralScene] = {
         GeneralScene(
             "grid",
             "a grid of slots (seats, pages, lines of a cache...), some held, some freed, the rest "
-            "free; at most 48 slots",
+            "free; at most 48 slots. It draws counts, filled in reading order, never which cell "
+            "is where: not for a pattern such as a triangular mask",
             (
                 Role("slots", (1, 1), (1, 1), "how many slots there are"),
                 Role("held", (1, 1), (1, 1), "how many are held"),
@@ -70,7 +71,9 @@ GENERAL_SCENES: dict[str, GeneralScene] = {
         GeneralScene(
             "lanes",
             "one lane per actor on a time axis, each lane a row of segments in order (waiting, "
-            "working, ...), so who waits and who works when shows at a glance",
+            "working, ...), so who waits and who works when shows at a glance. Lanes never "
+            "touch: draw one actor waiting for another as that lane's wait, and do not draw "
+            "work that depends on other lanes as independent lanes",
             (Role("lane", (1, 4), (1, 6), "one lane: its segments' durations in order, waiting "
                   "and working by turns from a wait (a lane that starts working begins with a "
                   "wait of 0)"),),
