@@ -175,7 +175,7 @@ def test_every_plan_field_is_diffed_with_the_changed_words_marked(build: Build, 
         plan["main_thread"]["stages"][1]["label"] = "挑请求"
         plan["walkthrough"]["intro"] = "新的引言"
         plan["cast"][3]["role"] = "新来的请求"
-        plan["concepts"][0]["fix"]["focus"] = ["A", "D"]
+        plan["concepts"][0]["fix"]["focus"] = ["D"]
 
     edited = build(label="v1", plan_edit=edit)
     report = review(edited, site)
@@ -195,7 +195,8 @@ def test_every_plan_field_is_diffed_with_the_changed_words_marked(build: Build, 
     old, new = marked_words(body.before or "", body.after or "")
     assert [p.text for p in old if p.mark == "gone"] == ["显"]
     assert [p.text for p in new if p.mark == "new"] == ["内"]
-    assert fields["concepts[prefill_decode].fix.focus"].after == "A, D"
+    assert fields["concepts[prefill_decode].fix.focus"].before == "A, D"
+    assert fields["concepts[prefill_decode].fix.focus"].after == "D"
     html = (edited / "review.html").read_text(encoding="utf-8")
     assert "<del>显</del>" in html and "<ins>内</ins>" in html
 
