@@ -51,6 +51,9 @@ QUOTED_WORDS = {"zh": "引自原文", "en": "quoted"}  # a panel whose numbers a
 # ... and one that writes a number computed from the article's alone (no source has it as
 # written: a reader looked for 1,643.82 in the article under "quoted" and did not find it)
 COMPUTED_WORDS = {"zh": "据原文算", "en": "from quotes"}
+# ... and a chart whose numbers are the simulator's runs on named workloads, not small worked
+# examples (readers took "illustrative" on the ruler for "small enough to check by hand")
+SIMULATED_WORDS = {"zh": "模拟值", "en": "simulated"}
 
 
 SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
@@ -113,11 +116,12 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
 
 
 def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY,
-             *, quoted: bool = False, computed: bool = False) -> None:
+             *, quoted: bool = False, computed: bool = False, simulated: bool = False) -> None:
     """The 示意值 / illustrative tag (引自原文 / quoted when every number the diagram writes is
     an article's; 据原文算 / from quotes when some are computed from those alone): small words
     in a dashed-free hand-drawn box."""
-    words = COMPUTED_WORDS if quoted and computed else QUOTED_WORDS if quoted else TAG_WORDS
+    words = (COMPUTED_WORDS if quoted and computed else QUOTED_WORDS if quoted
+             else SIMULATED_WORDS if simulated else TAG_WORDS)
     placed = cv.layout.place(
         words[lang], x=right - 5, cy=cy, role="tag",
         size=TAG_SIZE, anchor="end", floor=None,

@@ -197,9 +197,15 @@ def _all_cited(rows: Sequence[Row]) -> bool:
     return bool(rows) and all(row.technique is None for row in rows)
 
 
+def _any_measured(rows: Sequence[Row]) -> bool:
+    """Some row a simulated run on a named workload: the chart's tag says "simulated"."""
+    return any(row.technique is not None for row in rows)
+
+
 def _wide(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[Any],
           words: Mapping[str, str], lang: str) -> None:
-    draw_tag(cv, lang, right=NAME_W - 40, cy=24, quoted=_all_cited(rows))
+    draw_tag(cv, lang, right=NAME_W - 40, cy=24, quoted=_all_cited(rows),
+             simulated=_any_measured(rows))
     _key(cv, words, 54, INSET + 18)
     col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
     _heads(cv, metrics, words, NAME_W, col, 26, 17)
@@ -225,7 +231,8 @@ def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: lis
             words: Mapping[str, str], lang: str) -> None:
     """Phone layout: the key and tag on top, the metric heads once, then per technique its name
     on one line, its cells under the heads and its costs words (if any) under them."""
-    draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22, quoted=_all_cited(rows))
+    draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22, quoted=_all_cited(rows),
+             simulated=_any_measured(rows))
     _key(cv, words, 22, INSET + 14)
     col = (NARROW_W - 2 * INSET) / max(len(metrics), 1)
     _heads(cv, metrics, words, INSET, col, N_HEAD_CY, 15)

@@ -44,7 +44,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "fonts": "字体与许可",
         "fonts_note": "手写字体按页面用到的字形裁剪后嵌入，遵循 SIL Open Font License 1.1：",
         "illustrative": "示意值",
-        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的批处理模拟器的小算例，便于手算核对，不是真实测量。",
+        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的批处理模拟器的小算例，便于手算核对，不是真实测量；"
+        "标着“模拟值”的尺子，数字来自模拟器在表下列出的负载上的运行（每个负载上百个请求），也不是真实测量。",
         "build": "构建信息",
         "about": "关于本页（字体许可与构建信息）",
         "trouble": "烦恼",
@@ -113,7 +114,9 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "illustrative": "illustrative",
         "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers from "
         "small runs of the bundled batching simulator, small enough to check by hand; they are "
-        "not measurements.",
+        "not measurements. The ruler tagged “simulated” takes its numbers from simulator runs "
+        "on the workloads listed under it (a hundred or more requests each); they are not "
+        "measurements either.",
         "build": "Build",
         "about": "About this page (font licences, build)",
         "trouble": "trouble",
