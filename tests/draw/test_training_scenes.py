@@ -242,3 +242,17 @@ def test_zero_stages_split_optimizer_then_grads_then_weights() -> None:
         staged = dataclasses.replace(view, zero=stage, tp=1)
         assert {p for p, w in split_ways(staged).items() if w > 1} == split, stage
         assert all(w == view.dp for p, w in split_ways(staged).items() if p in split)
+
+
+def test_a_step_of_micro_batches_cuts_its_compute_into_numbered_pieces() -> None:
+    """Gradient accumulation is drawn, not only told: the step bar of a run with m micro-batches
+    numbers m pieces of its compute (the hidden all-reduce then sits under the last one); one
+    micro-batch has no pieces."""
+    for m in (1, 4, 8):
+        view, _values = run_view("grad_sync", "with", (("microbatches", float(m)),))
+        assert view.microbatches == m
+        svg = _draw("grad_sync", "step_bar", "with", "en", {"microbatches": m})
+        root = ET.fromstring(svg)
+        digits = [s.text for t in root.iter(f"{NS}text") if t.get("data-role") != "caption"
+                  for s in [t, *t.findall(f"{NS}tspan")] if (s.text or "").isdigit()]
+        assert digits == ([str(k) for k in range(1, m + 1)] if m > 1 else []), m

@@ -6,10 +6,14 @@ MFU (or, under the unit cost, the busy share).
 
 Both panels of a card share one scale (`pair_step`, the longer step of the two variants). The
 parts are the run's `step` (compute + exposed communication + bubble = the step time).
+Without a pipeline, a step of several micro-batches (gradient accumulation) has its compute cut
+into one numbered piece per micro-batch, so the hidden communication visibly sits under the
+last one only.
 """
 
 from __future__ import annotations
 
+from pipeline import fonts
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, colour
@@ -85,6 +89,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     c, e, idle = step.compute, step.exposed_comm, step.bubble
     rng = cv.rng("bar")
     action_block(cv, "compute", "F", BAR_X0, BAR_Y, c * scale, BAR_H)
+    _microbatches(cv, view, BAR_X0, c * scale)
     if e > 0:
         cv.fill(poly_d(rough.rect_poly(BAR_X0 + c * scale, BAR_Y, e * scale, BAR_H)), INK,
                 COMM_OPACITY)
@@ -108,6 +113,21 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             text += words["hidden"].format(v=f"{clock(view, hidden)} {unit}")
         _row(cv, [("comm", text)], ROW_CY[1])
     return SceneResult(_desc(ctx.lang, view, hidden), True)
+
+
+def _microbatches(cv: Canvas, view: TrainingView, x0: float, width: float) -> None:
+    """The compute cut into the step's micro-batches, each numbered where its digits fit."""
+    m = view.microbatches
+    if view.pp > 1 or m < 2 or width <= 0:
+        return
+    piece = width / m
+    rng = cv.rng("micro")
+    cuts = "".join(rough.line(rng, (x0 + piece * k, BAR_Y + 2), (x0 + piece * k, BAR_Y + BAR_H - 2),
+                              0.2, 1) for k in range(1, m))
+    cv.stroke(cuts, INK, width=1.1)
+    labels = [(str(k + 1), x0 + piece * (k + 0.5)) for k in range(m)]
+    if all(fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) <= piece - 4 for t, _x in labels):
+        cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE)
 
 
 def _desc(lang: str, view: TrainingView, hidden: float) -> str:
