@@ -44,8 +44,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "fonts": "字体与许可",
         "fonts_note": "手写字体按页面用到的字形裁剪后嵌入，遵循 SIL Open Font License 1.1：",
         "illustrative": "示意值",
-        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的批处理模拟器的小算例，便于手算核对，不是真实测量；"
-        "标着“模拟值”的尺子，数字来自模拟器在表下列出的负载上的运行（每个负载上百个请求），也不是真实测量。",
+        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的模拟器的小算例，便于手算核对，不是真实测量；"
+        "标着“模拟值”的尺子，数字来自模拟器在表下列出的负载上的运行，也不是真实测量。",
         "build": "构建信息",
         "about": "关于本页（字体许可与构建信息）",
         "trouble": "烦恼",
@@ -113,10 +113,9 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "under the SIL Open Font License 1.1:",
         "illustrative": "illustrative",
         "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers from "
-        "small runs of the bundled batching simulator, small enough to check by hand; they are "
+        "small runs of the bundled simulator, small enough to check by hand; they are "
         "not measurements. The ruler tagged “simulated” takes its numbers from simulator runs "
-        "on the workloads listed under it (a hundred or more requests each); they are not "
-        "measurements either.",
+        "on the workloads listed under it; they are not measurements either.",
         "build": "Build",
         "about": "About this page (font licences, build)",
         "trouble": "trouble",
@@ -151,3 +150,11 @@ PROGRESS_STATES = ("unmarked", "learned", "review", "next")
 def ui(lang: str) -> Mapping[str, str]:
     """The label table of a page language (zh is the reference and the fallback)."""
     return UI_STRINGS.get(lang, UI_STRINGS["zh"])
+
+
+def simulator_note(lang: str, kind: str) -> str:
+    """The footer's note on tags with the field's own simulator named (`kind`: "batching
+    simulator", "训练模拟器") where the default says only "simulator"."""
+    note = str(UI_STRINGS["zh" if lang == "zh" else "en"]["illustrative_note"])
+    return note.replace("随页附带的模拟器", f"随页附带的{kind}", 1) if lang == "zh" else note.replace(
+        "bundled simulator", f"bundled {kind}", 1)

@@ -71,3 +71,10 @@ def test_a_walkthrough_of_two_worked_examples_heads_its_table_with_their_titles(
     assert heads == titles
     caption = table.select_one("caption")
     assert caption is not None and "不用" not in caption.get_text()
+
+
+def test_a_training_page_names_its_own_simulator() -> None:
+    """The footer's note on tags names the page's simulator: a training page's numbers are not
+    the batching simulator's (reader tr7 found the serving note on the training page)."""
+    _legend, note = _notes("training-at-scale")
+    assert "training simulator" in note and "batching" not in note

@@ -21,7 +21,7 @@ from pipeline.fields.serving import engine
 from pipeline.fields.serving.catalogue import SCENE_SHOWS, build_catalogue
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
-from pipeline.render.strings import UI_STRINGS
+from pipeline.render.strings import UI_STRINGS, simulator_note
 from sim.presets.cast import cast_words
 
 if TYPE_CHECKING:
@@ -134,6 +134,9 @@ class ServingField(Field):
                "means one side falls behind or finishes its last answers sooner (throughput is "
                "the run's tokens over its whole length, as vllm bench serve counts it)."},
     }
+    page_words = {lang: {**words, "illustrative_note": simulator_note(lang, kind)}
+                  for (lang, words), kind in zip(page_words.items(),
+                                                 ("批处理模拟器", "batching simulator"), strict=True)}
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()

@@ -30,6 +30,7 @@ from pipeline.fields.training.values import training_values
 from pipeline.fields.training.view import TrainingView
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
+from pipeline.render.strings import simulator_note
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults
@@ -64,6 +65,9 @@ class TrainingField(Field):
     id = FIELD_ID
     title = "training at scale (parallelism, sharded memory, collectives)"
     terms = TRAINING_TERMS
+    # the footer's note names this field's simulator (the default names none in particular)
+    page_words = {lang: {"illustrative_note": simulator_note(lang, kind)}
+                  for lang, kind in (("zh", "训练模拟器"), ("en", "training simulator"))}
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()
