@@ -54,6 +54,8 @@ COMPUTED_WORDS = {"zh": "据原文算", "en": "from quotes"}
 # ... and a chart whose numbers are the simulator's runs on named workloads, not small worked
 # examples (readers took "illustrative" on the ruler for "small enough to check by hand")
 SIMULATED_WORDS = {"zh": "模拟值", "en": "simulated"}
+TAGS = {"illustrative": TAG_WORDS, "quoted": QUOTED_WORDS, "computed": COMPUTED_WORDS,
+        "simulated": SIMULATED_WORDS}
 
 
 SWATCH_KINDS = ("new", "running", "stored", "held", "copy", "waiting", "idle", "reserved",
@@ -116,14 +118,13 @@ def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_
 
 
 def draw_tag(cv: Canvas, lang: str, right: float = TAG_RIGHT, cy: float = KEY_CY,
-             *, quoted: bool = False, computed: bool = False, simulated: bool = False) -> None:
-    """The 示意值 / illustrative tag (引自原文 / quoted when every number the diagram writes is
-    an article's; 据原文算 / from quotes when some are computed from those alone): small words
-    in a dashed-free hand-drawn box."""
-    words = (COMPUTED_WORDS if quoted and computed else QUOTED_WORDS if quoted
-             else SIMULATED_WORDS if simulated else TAG_WORDS)
+             *, kind: str = "illustrative") -> None:
+    """The diagram's tag (`TAGS`: 示意值 / illustrative; 引自原文 / quoted when every number it
+    writes is an article's; 据原文算 / from quotes when some are computed from those alone;
+    模拟值 / simulated for simulator runs on named workloads): small words in a dashed-free
+    hand-drawn box."""
     placed = cv.layout.place(
-        words[lang], x=right - 5, cy=cy, role="tag",
+        TAGS[kind][lang], x=right - 5, cy=cy, role="tag",
         size=TAG_SIZE, anchor="end", floor=None,
     )
     b = placed.box

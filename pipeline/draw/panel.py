@@ -48,19 +48,20 @@ def frame_body(cv: Canvas) -> None:
     cv.stroke(rough.rect(rng, FRAME, FRAME, WIDTH - 2 * FRAME, HEIGHT - 2 * FRAME, 0.8), width=1.8)
 
 
-def _quoted_only(panel: Panel, run: Any) -> tuple[bool, bool]:
-    """(quoted, computed): every number the panel writes (its roles' quantities, its caption's
-    `{name}`s) is quoted from an article or computed from quoted ones, and whether some are
-    computed; a general-field worked example only (a simulator's run is always
-    illustrative)."""
+def _tag_kind(panel: Panel, run: Any) -> str:
+    """"quoted" when every number the panel writes (its roles' quantities, its caption's
+    `{name}`s) is quoted from an article, "computed" when some are computed from quoted ones
+    alone, else "illustrative": a general-field worked example only (a simulator's run is
+    always illustrative)."""
     check = getattr(run, "quoted_only", None)
     if check is None:
-        return False, False
+        return "illustrative"
     names = [q for entry in panel.show for q in entry.quantities]
     names += placeholders(panel.caption)
     if not check(names):
-        return False, False
-    return True, any(getattr(run.quantities.get(n), "kind", "") == "derived" for n in names)
+        return "illustrative"
+    derived = any(getattr(run.quantities.get(n), "kind", "") == "derived" for n in names)
+    return "computed" if derived else "quoted"
 
 
 def draw_panel(
@@ -119,8 +120,7 @@ def draw_panel(
     spec = scene if scene is not None and run is not None else GENERIC_SCENE
     if spec is not GENERIC_SCENE:
         # first, so the scene's own words keep clear of the corner
-        quoted, computed = _quoted_only(panel, run)
-        draw_tag(cv, lang, quoted=quoted, computed=computed)
+        draw_tag(cv, lang, kind=_tag_kind(panel, run))
     ctx = SceneContext(concept, side, panel, run, lang, list(panel.focus), spec.words, partner)
     result = spec.draw(cv, ctx)
     title = f"{concept.name} · {SIDE_WORDS[lang][side]}"

@@ -191,21 +191,17 @@ def _merged(spans: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
     return out
 
 
-def _all_cited(rows: Sequence[Row]) -> bool:
-    """Every row a source's claim (no simulated run): the chart is the articles', not a
-    small example's, so its tag says "quoted" instead of "illustrative"."""
-    return bool(rows) and all(row.technique is None for row in rows)
-
-
-def _any_measured(rows: Sequence[Row]) -> bool:
-    """Some row a simulated run on a named workload: the chart's tag says "simulated"."""
-    return any(row.technique is not None for row in rows)
+def _tag_kind(rows: Sequence[Row]) -> str:
+    """"simulated" when some row is a simulated run on a named workload, "quoted" when every
+    row is a source's claim (the chart is the articles', not a small example's)."""
+    if any(row.technique is not None for row in rows):
+        return "simulated"
+    return "quoted" if rows else "illustrative"
 
 
 def _wide(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[Any],
           words: Mapping[str, str], lang: str) -> None:
-    draw_tag(cv, lang, right=NAME_W - 40, cy=24, quoted=_all_cited(rows),
-             simulated=_any_measured(rows))
+    draw_tag(cv, lang, right=NAME_W - 40, cy=24, kind=_tag_kind(rows))
     _key(cv, words, 54, INSET + 18)
     col = (WIDTH - INSET - 10 - NAME_W) / max(len(metrics), 1)
     _heads(cv, metrics, words, NAME_W, col, 26, 17)
@@ -231,8 +227,7 @@ def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: lis
             words: Mapping[str, str], lang: str) -> None:
     """Phone layout: the key and tag on top, the metric heads once, then per technique its name
     on one line, its cells under the heads and its costs words (if any) under them."""
-    draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22, quoted=_all_cited(rows),
-             simulated=_any_measured(rows))
+    draw_tag(cv, lang, right=NARROW_W - INSET - 2, cy=22, kind=_tag_kind(rows))
     _key(cv, words, 22, INSET + 14)
     col = (NARROW_W - 2 * INSET) / max(len(metrics), 1)
     _heads(cv, metrics, words, INSET, col, N_HEAD_CY, 15)

@@ -8,6 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# The footer's note on the tags, with the page's simulator named by its field (`simulator_note`).
+NOTE_ON_TAGS = {
+    "zh": "标着“示意值”的图和表，数字都来自随页附带的{simulator}的小算例，便于手算核对，不是真实测量；"
+          "标着“模拟值”的尺子，数字来自模拟器在表下列出的负载上的运行，也不是真实测量。",
+    "en": "Diagrams and tables tagged “illustrative” take their numbers from small runs of the "
+          "bundled {simulator}, small enough to check by hand; they are not measurements. The "
+          "ruler tagged “simulated” takes its numbers from simulator runs on the workloads "
+          "listed under it; they are not measurements either.",
+}
 UI_STRINGS: Mapping[str, Mapping[str, str]] = {
     "zh": {
         "takeaway": "一句话结论",
@@ -44,8 +53,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "fonts": "字体与许可",
         "fonts_note": "手写字体按页面用到的字形裁剪后嵌入，遵循 SIL Open Font License 1.1：",
         "illustrative": "示意值",
-        "illustrative_note": "标着“示意值”的图和表，数字都来自随页附带的模拟器的小算例，便于手算核对，不是真实测量；"
-        "标着“模拟值”的尺子，数字来自模拟器在表下列出的负载上的运行，也不是真实测量。",
+        "illustrative_note": NOTE_ON_TAGS["zh"].format(simulator="模拟器"),
         "build": "构建信息",
         "about": "关于本页（字体许可与构建信息）",
         "trouble": "烦恼",
@@ -112,10 +120,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "fonts_note": "The handwriting fonts are embedded as subsets of the glyphs this page uses, "
         "under the SIL Open Font License 1.1:",
         "illustrative": "illustrative",
-        "illustrative_note": "Diagrams and tables tagged “illustrative” take their numbers from "
-        "small runs of the bundled simulator, small enough to check by hand; they are "
-        "not measurements. The ruler tagged “simulated” takes its numbers from simulator runs "
-        "on the workloads listed under it; they are not measurements either.",
+        "illustrative_note": NOTE_ON_TAGS["en"].format(simulator="simulator"),
         "build": "Build",
         "about": "About this page (font licences, build)",
         "trouble": "trouble",
@@ -153,8 +158,6 @@ def ui(lang: str) -> Mapping[str, str]:
 
 
 def simulator_note(lang: str, kind: str) -> str:
-    """The footer's note on tags with the field's own simulator named (`kind`: "batching
-    simulator", "训练模拟器") where the default says only "simulator"."""
-    note = str(UI_STRINGS["zh" if lang == "zh" else "en"]["illustrative_note"])
-    return note.replace("随页附带的模拟器", f"随页附带的{kind}", 1) if lang == "zh" else note.replace(
-        "bundled simulator", f"bundled {kind}", 1)
+    """The footer's note on the tags with the field's own simulator named (`kind`: "batching
+    simulator", "训练模拟器")."""
+    return NOTE_ON_TAGS["zh" if lang == "zh" else "en"].format(simulator=kind)

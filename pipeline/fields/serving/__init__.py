@@ -128,15 +128,14 @@ class ServingField(Field):
     page_words = {
         "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "请求按固定速率送进来：两边都跟得上"
                "时，吞吐差不多就是送进来的量；有差别，要么是一边跟不上，要么是它更早写完最后几个回答"
-               "（吞吐是整次运行的 token 数除以总时长，和 vllm bench serve 的算法一样）。"},
+               "（吞吐是整次运行的 token 数除以总时长，和 vllm bench serve 的算法一样）。",
+               "illustrative_note": simulator_note("zh", "批处理模拟器")},
         "en": {"ruler_legend": UI_STRINGS["en"]["ruler_legend"] + " Requests arrive at a fixed "
                "rate: when both sides keep up, throughput is about what arrives, and a gap "
                "means one side falls behind or finishes its last answers sooner (throughput is "
-               "the run's tokens over its whole length, as vllm bench serve counts it)."},
+               "the run's tokens over its whole length, as vllm bench serve counts it).",
+               "illustrative_note": simulator_note("en", "batching simulator")},
     }
-    page_words = {lang: {**words, "illustrative_note": simulator_note(lang, kind)}
-                  for (lang, words), kind in zip(page_words.items(),
-                                                 ("批处理模拟器", "batching simulator"), strict=True)}
 
     def scenes(self) -> Mapping[str, SceneSpec]:
         return _scenes()

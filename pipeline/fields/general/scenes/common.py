@@ -93,22 +93,36 @@ def role_entries(cv: Canvas, ctx: SceneContext, kind: str, role: str) -> list[li
     return out
 
 
-def partner_quantities(ctx: SceneContext, scene: str | Sequence[str],
-                       roles: Sequence[str]) -> dict[str, list[QuantityView]] | None:
-    """The quantities the card's other panel gives each of `roles`, when that panel draws a
-    worked example with one of `scene`'s kinds (one scale across the card); None when it does
-    not, or names a quantity its example lacks (that panel refuses itself)."""
+def partner_entries(ctx: SceneContext, scene: str | Sequence[str],
+                    roles: Sequence[str]) -> list[tuple[str, list[QuantityView]]] | None:
+    """Each `show` entry of the card's other panel with one of `roles`, as (role, its
+    quantities), when that panel draws a worked example with one of `scene`'s kinds (one scale
+    across the card); None when it does not, or names a quantity its example lacks (that panel
+    refuses itself)."""
     partner = ctx.partner
     kinds = (scene,) if isinstance(scene, str) else tuple(scene)
     if not isinstance(partner, PanelPartner) or partner.panel.scene not in kinds:
         return None
-    got: dict[str, list[QuantityView]] = {role: [] for role in roles}
+    out: list[tuple[str, list[QuantityView]]] = []
     for entry in partner.panel.show:
-        for name in entry.quantities if entry.role in got else []:
-            q = partner.run.get(name)
-            if q is None:
-                return None
-            got[entry.role].append(q)
+        if entry.role not in roles:
+            continue
+        got = [partner.run.get(name) for name in entry.quantities]
+        if any(q is None for q in got):
+            return None
+        out.append((entry.role, [q for q in got if q is not None]))
+    return out
+
+
+def partner_quantities(ctx: SceneContext, scene: str | Sequence[str],
+                       roles: Sequence[str]) -> dict[str, list[QuantityView]] | None:
+    """`partner_entries` by role, each role's quantities in one list."""
+    entries = partner_entries(ctx, scene, roles)
+    if entries is None:
+        return None
+    got: dict[str, list[QuantityView]] = {role: [] for role in roles}
+    for role, quantities in entries:
+        got[role].extend(quantities)
     return got
 
 

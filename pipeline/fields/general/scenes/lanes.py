@@ -21,20 +21,14 @@ from __future__ import annotations
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
-from pipeline.draw.scene import (
-    SCENE_TOP,
-    SCENE_X0,
-    SCENE_X1,
-    PanelPartner,
-    SceneContext,
-    SceneResult,
-)
+from pipeline.draw.scene import SCENE_TOP, SCENE_X0, SCENE_X1, SceneContext, SceneResult
 from pipeline.fields.general.example import QuantityView
 from pipeline.fields.general.scenes.common import (
     SMALL,
     amount,
     draw_key,
     non_negative,
+    partner_entries,
     refuse,
     role_entries,
     text_height,
@@ -126,18 +120,13 @@ def _label(
 def partner_longest(ctx: SceneContext, units: set[str]) -> float:
     """The longest lane of the card's other panel when it draws lanes whose segments are all
     in `units` (one unit); else 0 (that panel's scale is its own)."""
-    partner = ctx.partner
-    if not isinstance(partner, PanelPartner) or partner.panel.scene != KIND or len(units) != 1:
+    lanes = partner_entries(ctx, KIND, ("lane",))
+    if not lanes or len(units) != 1:
         return 0.0
-    longest = 0.0
-    for entry in partner.panel.show:
-        if entry.role != "lane":
-            continue
-        lane = [partner.run.get(name) for name in entry.quantities[:MAX_SEGMENTS]]
-        if any(q is None or q.unit not in units for q in lane):
-            return 0.0
-        longest = max(longest, sum(q.value for q in lane if q is not None))
-    return longest
+    shown = [quantities[:MAX_SEGMENTS] for _role, quantities in lanes]
+    if any(q.unit not in units for lane in shown for q in lane):
+        return 0.0
+    return max(sum(q.value for q in lane) for lane in shown)
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
