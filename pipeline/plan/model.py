@@ -306,8 +306,22 @@ def _pydantic_path(loc: tuple[str | int, ...]) -> str:
     return out or "(root)"
 
 
+# What a missing field should hold, where a bare "Field required" leaves the writer guessing:
+# a model's answer has no meta (the pipeline adds it), so a hand-written plan is the one that
+# meets this message.
+MISSING_HINTS = {
+    "meta": 'a hand-written plan says how it was made: "meta": {"made_by": "hand-reviewed", '
+    '"date": "YYYY-MM-DD"} (`tujie plan` adds it to a model\'s answer)',
+}
+
+
 def violations_from_validation_error(err: ValidationError) -> list[Violation]:
-    return [Violation(_pydantic_path(tuple(e["loc"])), e["msg"]) for e in err.errors()]
+    out = []
+    for e in err.errors():
+        path = _pydantic_path(tuple(e["loc"]))
+        hint = MISSING_HINTS.get(path) if e["type"] == "missing" else None
+        out.append(Violation(path, f"{e['msg']}: {hint}" if hint else e["msg"]))
+    return out
 
 
 # C0 and C1 control characters and DEL: a plan that carries them could retitle a terminal or

@@ -166,3 +166,10 @@ def test_too_many_generic_panels_are_rejected_with_their_paths(plan_data, corpus
         f"concepts[{i}].trouble.scene" for i in range(7, 11)
     ]
     assert all("11 of 22 panels are generic; at most 7 (one in 3)" in v for v in found)
+
+
+def test_a_plan_without_meta_is_told_what_meta_holds(plan_data, corpus):
+    data = copy.deepcopy(plan_data)
+    del data["meta"]
+    [found] = [v for v in violations(data, corpus) if v.startswith("meta:")]
+    assert '"made_by": "hand-reviewed"' in found and '"date"' in found
