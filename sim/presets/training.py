@@ -171,6 +171,21 @@ def _tensor(variant: str, k: Mapping[str, float]) -> Workload:
                      global_batch=4)
 
 
+def split_layers(tp: int) -> Workload:
+    """The recompute scenario's 8 H100s and 64 sequences a step (micro-batches of 2, ZeRO-1)
+    with every layer split `tp` ways (sequence parallel, nothing recomputed) and 8 / tp
+    data-parallel copies, each running more micro-batches."""
+    return _workload(gpus_per_node=8, parallel={"dp": 8 // tp, "tp": tp, "zero": 1,
+                                                "sequence_parallel": True},
+                     global_batch=64, micro_batch=2, cost={**ROOFLINE, "overlap": True})
+
+
+def _tensor_recompute(variant: str, k: Mapping[str, float]) -> Workload:
+    if variant == "without":
+        return data_parallel(8, 1, recompute="full", micro_batch=2)
+    return split_layers(_int(k, "tp"))
+
+
 def _grad_sync(variant: str, k: Mapping[str, float]) -> Workload:
     return data_parallel(8, 1, m=_int(k, "microbatches"), gpus_per_node=4,
                           overlap=variant == "with")
@@ -281,6 +296,19 @@ SCENARIOS: dict[str, TrainingScenario] = {
             _tensor,
             (_knob("tp", "GPUs each layer is split across (tp); must divide 32 heads", "GPUs",
                    2, 8, (1, 4), variants=("with",)),),
+        ),
+        TrainingScenario(
+            "tensor_recompute",
+            "Tensor parallelism instead of recomputation",
+            "The recompute scenario's 8 H100s in one node, ZeRO-1, micro-batches of 2 sequences, "
+            "64 sequences a step. Without: 8 data-parallel copies with full recomputation, which "
+            "fits but runs every forward twice. With: each layer split 2 ways (tensor and "
+            "sequence parallelism, Korthikanti et al. 2022) and 4 copies: each GPU holds half of "
+            "every layer's weights and activations, so it fits with nothing recomputed; the "
+            "price is 4 all-reduces per layer over NVLink, on the critical path.",
+            _tensor_recompute,
+            (_knob("tp", "GPUs each layer is split across (tp); must divide 8 GPUs and 32 heads",
+                   "GPUs", 2, 8, (1, 2), variants=("with",)),),
         ),
         TrainingScenario(
             "grad_sync",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sim.presets.training import ROOFLINE, data_parallel
+from sim.presets.training import ROOFLINE, data_parallel, split_layers
 from sim.training.presets import train_preset
 from sim.training.run import run_training
 
@@ -79,6 +79,13 @@ TECHNIQUES: tuple[TrainingTechnique, ...] = (
         "interleaving", "interleaved 1F1B, 2 stages per GPU, vs 1F1B", _70B,
         lambda: _llama_70b(schedule="1f1b"),
         lambda: _llama_70b(schedule="interleaved_1f1b", virtual_stages=2),
+    ),
+    TrainingTechnique(
+        "tp_for_recompute",
+        "tensor parallel over 2 GPUs with sequence parallelism, nothing recomputed, vs full "
+        "recomputation",
+        "Llama-3-8B on 8 H100s, ZeRO-1, micro-batches of 2 sequences of 2,048 tokens",
+        lambda: data_parallel(8, 1, micro_batch=2, recompute="full"), lambda: split_layers(2),
     ),
     TrainingTechnique(
         "more_tp", "tensor parallel over 8 GPUs (dp 2) vs over 4 (dp 4)",

@@ -24,7 +24,14 @@ from pipeline.fields.general.formula import number_text
 from pipeline.fields.general.roles import GENERAL_SCENES
 from pipeline.fields.general.scenes import SCENE_DRAWINGS, WORDS, draw_worked_step
 from pipeline.fields.general.scenes.common import SceneRefusal, amount
-from pipeline.fields.general.scenes.rows import NUMBER_GAP, ZERO_X, Row, draw_rows, scale_for
+from pipeline.fields.general.scenes.rows import (
+    NUMBER_GAP,
+    ZERO_X,
+    Row,
+    Scale,
+    draw_rows,
+    scale_for,
+)
 from pipeline.plan.model import Concept, Panel, Quantity, ShowRole, WorkedExample
 from tests.draw.test_draw import GOLDEN, UPDATE, _check_golden
 from tests.draw.test_layout_props import CJK, LATIN, assert_clean, inherited
@@ -180,19 +187,31 @@ def test_bars_share_one_scale_from_zero() -> None:
     """A bar's length over its value is one factor for all rows, and the widest number fits."""
     cv = new_canvas("rows", 400, 260, 12, "en", "rows", min_text=MIN_TEXT)
     rows = [Row("a", 40, "40 min"), Row("b", 25, "25 min"), Row("c", 15, "15 min")]
-    drawn = draw_rows(cv, "en", rows, 46, 198, scale_for(rows, "en"))
+    drawn = draw_rows(cv, "en", rows, 46, 198, Scale(scale_for(rows, "en")))
     factors = [(d.end - ZERO_X) / r.value for d, r in zip(drawn, rows, strict=True)]
     assert max(factors) - min(factors) < 1e-9
     assert_clean(cv.svg(css_class="t", title="t", desc="t", extra={"data-inset": 12}))
 
 
-def test_container_marks_overflow_red_dashed_and_room_left_grey() -> None:
+def test_container_marks_overflow_red_dashed_and_leaves_room_left_blank() -> None:
     over = svg_of("container-over", "en")
     assert "over 300 yuan" in scene_words(over)
     assert 'stroke="var(--freed)"' in over and "capacity: income 3000 yuan" in scene_words(over)
     fits = svg_of("container-fits", "zh")
     assert "剩余 700 元" in scene_words(fits)
-    assert "var(--freed)" not in fits and 'stroke="var(--idle)"' in fits
+    # room left is blank: a reader took grey hatching for something stored there
+    assert "var(--freed)" not in fits and "var(--idle)" not in fits
+
+
+def test_unused_room_is_drawn_empty_and_dashed_apart_from_the_used_parts() -> None:
+    """One 64-byte line of which a loop reads 4: the 60 unread bytes take room, drawn empty."""
+    svg = _custom("container", {"line": 64, "read": 4, "unread": 60},
+                  [("capacity", ["line"]), ("parts", ["read"]), ("unused", ["unread"])])
+    assert 'stroke="var(--idle)"' in svg and 'stroke-dasharray' in svg
+    assert svg.count('stroke="var(--idle)"') == 1  # the unread bytes, not the read one
+    words = scene_words(svg)
+    assert "unread 60" in words and "read 4" in words and not any(
+        w.startswith(("left", "over")) for w in words)
 
 
 def test_flow_marks_the_bottleneck_and_a_queue_only_when_arrivals_outrun_it() -> None:
@@ -212,6 +231,19 @@ def test_grid_draws_slots_held_and_freed() -> None:
     assert "free 6 seats" in scene_words(svg)
     full = scene_words(svg_of("grid-full", "en"))
     assert "booked 24 seats" in full and not any(w.startswith("free") for w in full)  # no "free 0"
+
+
+def test_grid_draws_new_slots_apart_from_the_kept_ones() -> None:
+    """A cache that keeps 8 earlier entries and makes 1 now: 8 blue, 1 orange, nothing empty."""
+    svg = _custom("grid", {"s": 9, "kept": 8, "made": 1},
+                  [("slots", ["s"]), ("held", ["kept"]), ("new", ["made"])])
+    assert shapes(svg, 'fill="var(--stored)"') == 8 + 1  # 8 cells and the key's swatch
+    assert shapes(svg, 'fill="var(--new)"') == 1 + 1
+    words = scene_words(svg)
+    assert "kept 8" in words and "made 1" in words and not any(w.startswith("free") for w in words)
+    with pytest.raises(FitError, match="fewer than the 8 \\+ 3"):
+        _custom("grid", {"s": 10, "kept": 8, "made": 3},
+                [("slots", ["s"]), ("held", ["kept"]), ("new", ["made"])])
 
 
 def test_lanes_alternate_waiting_and_working_on_one_axis() -> None:
@@ -334,8 +366,13 @@ def random_panel(draw: st.DrawFn) -> tuple[str, ExampleView, Panel]:
     if kind == "grid":
         slots = draw(st.integers(0, 48))
         held = draw(st.integers(0, slots))
-        values = [float(slots), float(held), float(draw(st.integers(0, slots - held)))]
-        groups = [("slots", 1), ("held", 1)] + ([("freed", 1)] if draw(st.booleans()) else [])
+        new = draw(st.integers(0, slots - held))
+        values = [float(slots), float(held), float(new),
+                  float(draw(st.integers(0, slots - held - new)))]
+        groups = [("slots", 1), ("held", 1), ("new", 1)] if draw(st.booleans()) else [
+            ("slots", 1), ("held", 1), ("freed", 1)]
+        if groups[2][0] == "freed":
+            values[2] = values[3]
     elif kind == "compare":
         groups = [("bars", draw(st.integers(2, 3)))]
     elif kind == "flow":
@@ -343,6 +380,7 @@ def random_panel(draw: st.DrawFn) -> tuple[str, ExampleView, Panel]:
         groups += [("arrival", 1)] if draw(st.booleans()) else []
     elif kind == "container":
         groups = [("capacity", 1), ("parts", draw(st.integers(1, 6)))]
+        groups += [("unused", draw(st.integers(1, 3)))] if draw(st.booleans()) else []
     elif kind == "lanes":
         groups = [("lane", draw(st.integers(1, 6))) for _ in range(draw(st.integers(1, 4)))]
     elif kind == "line":
@@ -419,7 +457,8 @@ def _bar_ends(svg: str) -> list[float]:
             if re.fullmatch(r"\d+ (?:yuan|min)", w)]
 
 
-def _card_panels(before_after_unit: str) -> tuple[str, str]:
+def _card_panels(before_after_unit: str, fix_values: tuple[float, float] = (69000, 46000)
+                 ) -> tuple[str, str]:
     """A rebalancing-like card: trouble compares 60000/75000/40000 yuan, fix draws 69000 →
     46000 before/after in `before_after_unit`: the two panels' svgs (each with its partner)."""
     from pipeline.draw.scene import PanelPartner
@@ -429,7 +468,7 @@ def _card_panels(before_after_unit: str) -> tuple[str, str]:
         for n, v in (("start", 60000), ("later", 75000), ("bonds", 40000))])
     fix_ex = WorkedExample(id="f", title="f", quantities=[
         Quantity(name=n, label=n, unit=before_after_unit, kind="illustrative", value=v)
-        for n, v in (("stocks", 69000), ("bonds", 46000))])
+        for n, v in zip(("stocks", "bonds"), fix_values, strict=True)])
     trouble = Panel(caption="x", scene="compare", example="t",
                     show=[ShowRole(role="bars", quantities=["start", "later", "bonds"])])
     fix = Panel(caption="x", scene="before_after", example="f",
@@ -459,6 +498,22 @@ def test_the_two_panels_of_a_card_draw_one_unit_on_one_scale() -> None:
     per = [length / v for length, v in zip(lengths, values, strict=True)]
     assert max(per) - min(per) < 0.01 * max(per)  # one px per yuan (coordinates round to 0.1)
     assert lengths[3] < lengths[1]
+
+
+def test_bars_the_shared_scale_would_hide_keep_their_own_and_say_so() -> None:
+    """An error of 263 falling to 44 beside the other panel's 60000-75000: on one scale both
+    would be slivers a reader cannot tell apart, so the fix keeps its own scale and says how
+    many times larger it is drawn (a reader saw 263.33 and 44.34 as two equal hairlines)."""
+    trouble, fix = _card_panels("yuan", (263, 44))
+    longest = max(_bar_ends(fix)) - NUMBER_GAP - ZERO_X
+    assert longest > 200  # its own scale: the before bar fills the panel
+    per = (max(_bar_ends(trouble)) - NUMBER_GAP - ZERO_X) / 75000
+    factor = (longest / 263) / per
+    [note] = [w for w in scene_words(fix) if w.startswith("drawn ")]
+    assert note == f"drawn {float(f'{factor:.2g}'):g}× larger than the other panel"
+    assert not any(w.startswith("drawn ") for w in scene_words(trouble))
+    _, ordinary = _card_panels("yuan")
+    assert not any(w.startswith("drawn ") for w in scene_words(ordinary))
 
 
 def test_panels_of_different_units_keep_their_own_scales() -> None:

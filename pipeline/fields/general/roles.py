@@ -50,20 +50,26 @@ GENERAL_SCENES: dict[str, GeneralScene] = {
         GeneralScene(
             "container",
             "a container (a budget of money, time or memory) filled by parts stacked in it "
-            "against its capacity line: it fits with room left, or overflows",
+            "against its capacity line: it fits with room left (drawn blank), or overflows; "
+            "room a part takes without being used is its own `unused` entry, drawn empty",
             (
                 Role("capacity", (1, 1), (1, 1), "the container's size"),
-                Role("parts", (1, 1), (1, 6), "what fills it"),
+                Role("parts", (1, 1), (1, 6), "what fills it and is used"),
+                Role("unused", (0, 1), (1, 3), "room taken but not used (padding, fields nobody "
+                     "reads), stacked on the parts and drawn empty, dashed (optional)"),
             ),
         ),
         GeneralScene(
             "grid",
-            "a grid of slots (seats, pages, lines of a cache...), some held, some freed, the rest "
-            "free; at most 48 slots. It draws counts, filled in reading order, never which cell "
-            "is where: not for a pattern such as a triangular mask",
+            "a grid of slots (seats, pages, lines of a cache...), some held (kept from before, "
+            "blue), some new (taken or made just now, orange), some freed, the rest empty; at "
+            "most 48 slots. It draws counts, filled in reading order, never which cell is "
+            "where: not for a pattern such as a triangular mask. An empty slot is unused room, "
+            "not something kept",
             (
                 Role("slots", (1, 1), (1, 1), "how many slots there are"),
-                Role("held", (1, 1), (1, 1), "how many are held"),
+                Role("held", (1, 1), (1, 1), "how many are held, kept from before (may be 0)"),
+                Role("new", (0, 1), (1, 1), "how many are new this moment (optional)"),
                 Role("freed", (0, 1), (1, 1), "how many were just freed (optional)"),
             ),
             same_unit=False,

@@ -54,6 +54,7 @@ DRAWN_BY: dict[str, tuple[str, ...]] = {
     "zero_sharding": ("memory", "ring", "step_bar"),
     "recompute": ("memory", "step_bar"),
     "tensor_split": ("memory", "step_bar"),
+    "tensor_recompute": ("step_bar", "memory"),
     "grad_sync": ("ring", "step_bar"),
     "accumulation": ("memory", "step_bar"),
     "scaling": ("scaling",),

@@ -40,6 +40,9 @@ ROWS = {
     "zero_3": (*PLAIN_DP, "dp8"),
     "full_recompute": ("不重算（激活全部存着）", "no recomputation (every activation kept)",
                        "dp8_recompute"),
+    "tp_for_recompute": ("全量重算，数据并行 8 份（这一行：每层拆到 2 张卡、数据并行 4 份，不重算）",
+                         "full recomputation, data parallel 8 (this row: each layer split over 2 "
+                         "GPUs, data parallel 4, nothing recomputed)", "dp8_recompute"),
     "one_f_one_b": ("GPipe 排法（先做完所有前向再做反向）",
                     "the GPipe schedule (all forwards, then all backwards)", "70b"),
     "interleaving": ("普通 1F1B（每张卡一段）", "plain 1F1B (one stage per GPU)", "70b"),

@@ -22,7 +22,7 @@ from pipeline.fields.general.scenes.common import (
     role_quantities,
     with_unit,
 )
-from pipeline.fields.general.scenes.rows import Row, card_scale, draw_rows
+from pipeline.fields.general.scenes.rows import Row, card_scale, draw_rows, zoom_note
 
 KIND = "before_after"
 TOP = SCENE_TOP + 2
@@ -59,6 +59,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     ]
     scale = card_scale(ctx, rows, [before.unit, after.unit])
     drawn = draw_rows(cv, ctx.lang, rows, TOP, ROWS_BOTTOM, scale)
+    zoom_note(cv, ctx, scale)
     x_before, x_after = drawn[0].end, drawn[1].end
     arrow_y = drawn[1].bottom + ARROW_GAP
     # where "before" ended, a tick under the after bar: the change is measured from it

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pipeline.draw.canvas import Canvas
 from pipeline.draw.scene import SCENE_TOP, SCENE_Y1, SceneContext, SceneResult
 from pipeline.fields.general.scenes.common import amount, non_negative, role_quantities
-from pipeline.fields.general.scenes.rows import Row, card_scale, draw_rows
+from pipeline.fields.general.scenes.rows import Row, card_scale, draw_rows, zoom_note
 
 KIND = "compare"
 TOP = SCENE_TOP + 4
@@ -20,7 +20,9 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     bars = role_quantities(cv, ctx, KIND, "bars")[:MAX_BARS]
     non_negative(cv, KIND, bars)
     rows = [Row(q.label, q.value, amount(q)) for q in bars]
-    draw_rows(cv, ctx.lang, rows, TOP, SCENE_Y1, card_scale(ctx, rows, [q.unit for q in bars]))
+    scale = card_scale(ctx, rows, [q.unit for q in bars])
+    draw_rows(cv, ctx.lang, rows, TOP, SCENE_Y1, scale)
+    zoom_note(cv, ctx, scale)
     biggest = max(bars, key=lambda q: q.value)
     tie = sum(1 for q in bars if q.value == biggest.value) > 1
     if ctx.lang == "zh":

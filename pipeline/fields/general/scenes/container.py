@@ -1,9 +1,10 @@
 """container: a budget (money, time, memory) drawn as an open box whose capacity line is the
 `capacity` quantity, filled from the bottom by the `parts`, all on one scale.
 
-Parts are ink (neutral, alternating hachures so neighbours part); what rises above the capacity
-line is red dashed (over the limit, P14) and labelled with how much; room left under the line
-is hatched grey (empty) and labelled with how much. Labels stand in a column to the right, each
+Parts are ink (neutral, alternating hachures so neighbours part); `unused` parts, stacked on
+them, take room and do no work (padding, fields nobody reads) and are drawn empty in grey dashes
+(idle, P14); what rises above the capacity line is red dashed (over the limit, P14) and labelled
+with how much; room left under the line is left blank (empty) and labelled with how much. Labels stand in a column to the right, each
 joined to its part by a pen line; "how much over / left" is capacity minus the parts' sum,
 computed here and written in the example's number format. When the card's other panel is a
 container in the same unit, both share one scale (issue 21.2): the taller of the two fills the
@@ -45,6 +46,7 @@ LABEL_X = 166.0
 LABEL_RIGHT = 384.0
 LIP = 8.0  # the walls rise this far above the capacity line
 PAD = 3.0  # parts sit this far inside the walls
+UNUSED_INSET = 4.0  # an unused part's dashed outline sits this far inside its slice
 # the column's text size and the gap between two labels: roomy first, then the smallest
 COLUMN_SETTINGS = ((LABEL_SIZE, 5.0), (SMALL, 1.5))
 # the column may use the top strip's height (this scene has no key there: only the 示意值 tag,
@@ -61,20 +63,26 @@ class Label:
     anchor: float  # the x its pen line starts from
 
 
-def _segment(cv: Canvas, eid: str, y0: float, y1: float, angle: float, over: bool) -> None:
-    """One part's slice between y0 (top) and y1: ink below the line, red dashed above it."""
+def _segment(cv: Canvas, eid: str, y0: float, y1: float, angle: float, over: bool,
+             unused: bool = False) -> None:
+    """One part's slice between y0 (top) and y1: ink below the line (grey dashes, empty, when
+    it is unused room), red dashed above it."""
     x, w, h = BOX_X0 + PAD, BOX_X1 - BOX_X0 - 2 * PAD, y1 - y0
     rng = cv.rng(eid)
     if h < 1.5:
         cv.stroke(
             rough.line(rng, (x, y1), (x + w, y1), 0.3, 1),
-            colour("freed") if over else INK,
+            colour("freed") if over else colour("idle") if unused else INK,
             width=1.4,
-            dashed=over,
+            dashed=over or unused,
         )
         return
     poly = rough.rect_poly(x, y0, w, h)
-    if over:
+    if unused and not over:  # inset, so its dashes do not melt into the box's walls
+        i = min(UNUSED_INSET, h / 4)
+        cv.stroke(rough.rect(rng, x + i, y0 + i, w - 2 * i, h - 2 * i, 0.5, 1), colour("idle"),
+                  width=1.8, dashed=True)
+    elif over:
         cv.fill(poly_d(poly), colour("freed"), OVER_OPACITY)
         cv.stroke(rough.rect(rng, x, y0, w, h, 0.5, 1), colour("freed"), width=1.6, dashed=True)
     else:
@@ -89,19 +97,23 @@ def _label(cv: Canvas, lang: str, text: str, target: float, anchor: float) -> La
 
 
 def partner_top(ctx: SceneContext, units: set[str]) -> float:
-    """The height (capacity or the parts' sum, whichever is more) the card's other panel needs
+    """The height (capacity or the sum of its used and unused parts, whichever is more) the card's
+    other panel needs
     when it is a container whose numbers are all in `units` (one unit); else 0."""
-    got = partner_quantities(ctx, KIND, ("capacity", "parts"))
+    got = partner_quantities(ctx, KIND, ("capacity", "parts", "unused"))
     if got is None or len(units) != 1 or not got["capacity"]:
         return 0.0
-    if any(q.unit not in units for q in got["capacity"] + got["parts"]):
+    parts = got["parts"] + got["unused"]
+    if any(q.unit not in units for q in got["capacity"] + parts):
         return 0.0
-    return max(got["capacity"][0].value, sum(q.value for q in got["parts"]))
+    return max(got["capacity"][0].value, sum(q.value for q in parts))
 
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cap = role_quantities(cv, ctx, KIND, "capacity")[0]
-    parts = role_quantities(cv, ctx, KIND, "parts")
+    used = role_quantities(cv, ctx, KIND, "parts")
+    unused = role_quantities(cv, ctx, KIND, "unused", required=False)
+    parts = used + unused
     non_negative(cv, KIND, [cap, *parts])
     total = sum(q.value for q in parts)
     top = max(cap.value, total, partner_top(ctx, {cap.unit, *(q.unit for q in parts)}))
@@ -122,7 +134,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         if y_top < rim:  # the slice above the capacity line is over the limit
             _segment(cv, f"over-{k}", y_top, min(y, rim), angle, True)
         if y > rim:
-            _segment(cv, f"part-{k}", max(y_top, rim), y, angle, False)
+            _segment(cv, f"part-{k}", max(y_top, rim), y, angle, False, k >= len(used))
         labels.append(_label(cv, ctx.lang, f"{q.label} {amount(q)}", (y + y_top) / 2, BOX_X1 + 2))
         y = y_top
     cv.stroke(
@@ -139,8 +151,6 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if diff != 0:
         word = ctx.word("left") if diff > 0 else ctx.word("over")
         region = f"{word} {with_unit(number_text(abs(diff)), cap.unit)}"
-        if diff > 0:
-            _room(cv, y, rim)
         _region_label(cv, ctx.lang, region, (y + rim) / 2, abs(y - rim), labels)
     _column(cv, ctx.lang, labels)
     listed = ("、" if ctx.lang == "zh" else ", ").join(f"{q.label} {amount(q)}" for q in parts)
@@ -151,15 +161,6 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         fits = region or "exactly full"
         desc = f"A container of {cap.label} {amount(cap)} filled by {listed}: {fits}."
     return SceneResult(desc, True)
-
-
-def _room(cv: Canvas, y0: float, rim: float) -> None:
-    """The room left under the capacity line: empty, hatched grey."""
-    x, w = BOX_X0 + PAD, BOX_X1 - BOX_X0 - 2 * PAD
-    if y0 - rim < 1.5:
-        return
-    poly = rough.rect_poly(x, rim, w, y0 - rim)
-    cv.stroke(rough.hachure(cv.rng("room"), poly, 7.0), colour("idle"), width=0.9)
 
 
 def _region_label(

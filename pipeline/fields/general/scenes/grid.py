@@ -1,8 +1,9 @@
 """grid: `slots` cells (at most 48: seats, pages, lines of a cache...), the first `held` of them
-filled blue (kept by someone: stored, P14), then `freed` ones red dashed (just given back), the
-rest empty grey outlines; a legend beside the grid names each kind with its count.
+filled blue (kept by someone: stored, P14), then `new` ones orange (taken or made just now: new),
+then `freed` ones red dashed (just given back), the rest empty grey outlines; a legend beside the
+grid names each kind with its count.
 
-How many are free is slots − held − freed, counted here, as a reader would count the cells.
+How many are free is slots − held − new − freed, counted here, as a reader would count the cells.
 """
 
 from __future__ import annotations
@@ -53,12 +54,14 @@ def layout(n: int) -> tuple[int, int, float]:
 
 
 def cell(cv: Canvas, eid: str, x: float, y: float, size: float, kind: str) -> None:
-    """One slot: held (blue tint, blue outline), freed (red dashed), free (grey outline)."""
+    """One slot: held (blue tint, blue outline), new (orange tint and outline), freed (red
+    dashed), free (grey outline)."""
     rng = cv.rng(eid)
     poly = rough.rect_poly(x, y, size, size)
-    if kind == "held":
-        cv.fill(poly_d(poly), colour("stored"), TINT_OPACITY + 0.1)
-        cv.stroke(rough.jitter_poly(rng, poly, 0.6), colour("stored"), width=1.5)
+    if kind in ("held", "new"):
+        state = "stored" if kind == "held" else "new"
+        cv.fill(poly_d(poly), colour(state), TINT_OPACITY + 0.1)
+        cv.stroke(rough.jitter_poly(rng, poly, 0.6), colour(state), width=1.5)
     elif kind == "freed":
         cv.stroke(rough.jitter_poly(rng, poly, 0.6), colour("freed"), width=1.5, dashed=True)
     else:
@@ -68,20 +71,23 @@ def cell(cv: Canvas, eid: str, x: float, y: float, size: float, kind: str) -> No
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     slots_q = role_quantities(cv, ctx, KIND, "slots")[0]
     held_q = role_quantities(cv, ctx, KIND, "held")[0]
+    new_qs = role_quantities(cv, ctx, KIND, "new", required=False)[:1]
     freed_qs = role_quantities(cv, ctx, KIND, "freed", required=False)[:1]
     slots = _count(cv, slots_q.value, slots_q.name)
     held = _count(cv, held_q.value, held_q.name)
+    new = _count(cv, new_qs[0].value, new_qs[0].name) if new_qs else 0
     freed = _count(cv, freed_qs[0].value, freed_qs[0].name) if freed_qs else 0
-    free = slots - held - freed
+    free = slots - held - new - freed
     if free < 0:
-        said = f"{held} + {freed}" if freed_qs else f"{held}"
+        said = " + ".join(str(n) for n, qs in ((held, [held_q]), (new, new_qs), (freed, freed_qs))
+                          if qs)
         raise refuse(
             cv,
             KIND,
             f"has {slots} slots ('{slots_q.name}'), fewer than the {said} "
-            "it fills: a slot is held, freed or free, once",
+            "it fills: a slot is held, new, freed or free, once",
         )
-    kinds = ["held"] * held + ["freed"] * freed + ["free"] * free
+    kinds = ["held"] * held + ["new"] * new + ["freed"] * freed + ["free"] * free
     cols, rows, size = layout(slots)
     x0 = GRID_X0
     y0 = GRID_Y0 + ((GRID_Y1 - GRID_Y0) - rows * size) / 2
@@ -100,6 +106,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         (None, f"{slots_q.label} {amount(slots_q)}"),
         ("held", f"{held_q.label} {amount(held_q)}"),
     ]
+    if new_qs:
+        entries.append(("new", f"{new_qs[0].label} {amount(new_qs[0])}"))
     if freed_qs:
         entries.append(("freed", f"{freed_qs[0].label} {amount(freed_qs[0])}"))
     if free:  # a grid with no free slot has no such kind to explain ("free 0" is noise)
@@ -108,13 +116,17 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     # the freed slots are named by their own label: what they mean is the example's (a failed
     # company, a returned seat), not the grid's
     if ctx.lang == "zh":
+        fresh = f"，{new_qs[0].label} {new} 格" if new_qs else ""
         gone = f"，{freed_qs[0].label} {freed} 格" if freed_qs else ""
         empty = f"，空位 {free} 格" if free else ""
-        desc = f"格子图：{slots_q.label}共 {slots} 格，{held_q.label} {held} 格{gone}{empty}。"
+        desc = (f"格子图：{slots_q.label}共 {slots} 格，{held_q.label} {held} 格"
+                f"{fresh}{gone}{empty}。")
     else:
+        fresh = f", {new} {new_qs[0].label}" if new_qs else ""
         gone = f", {freed} {freed_qs[0].label}" if freed_qs else ""
         empty = f", {free} free" if free else ""
-        desc = f"A grid of {slots} slots ({slots_q.label}): {held} {held_q.label}{gone}{empty}."
+        desc = (f"A grid of {slots} slots ({slots_q.label}): {held} {held_q.label}"
+                f"{fresh}{gone}{empty}.")
     return SceneResult(desc, True)
 
 

@@ -5,7 +5,9 @@ The scale is the largest that leaves every row's number room inside the panel, s
 length is its value times one factor shared by all rows (only a non-zero sliver is widened to
 stay visible: `common.MIN_SLIVER`). When the card's other panel draws bars of the same unit too,
 the scale is the one that fits both panels (`card_scale`): a number is the same length on both
-sides of the card (issue 21.2: same scale), so 69000 after a sale is shorter than 75000 before.
+sides of the card (issue 21.2: same scale), so 69000 after a sale is shorter than 75000 before
+— unless the shared scale would leave this panel only slivers; then it keeps its own and says
+how many times larger it is drawn (`ZOOM_AT`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from dataclasses import dataclass
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas
-from pipeline.draw.scene import SCENE_X0, SCENE_X1, SceneContext
+from pipeline.draw.scene import SCENE_TOP, SCENE_X0, SCENE_X1, SCENE_Y0, SceneContext
+from pipeline.fields.general.formula import number_text
 from pipeline.fields.general.scenes.common import (
     LABEL_SIZE,
     amount,
@@ -31,6 +34,7 @@ RIGHT = SCENE_X1 - 2
 NUMBER_GAP = 7.0  # between a bar's end and its number
 MAX_BAR_H = 26.0
 LABEL_GAP = 5.0
+ZOOM_RIGHT = 290.0  # the panel's tag sits right of this in the top strip
 
 
 @dataclass(frozen=True)
@@ -71,19 +75,47 @@ def partner_rows(ctx: SceneContext) -> list[tuple[Row, str]]:
     return [(Row(q.label, q.value, amount(q)), q.unit) for role in roles for q in got[role]]
 
 
-def card_scale(ctx: SceneContext, rows: Sequence[Row], units: Sequence[str]) -> float:
+# When the shared scale would draw this panel's longest bar at less than 1/ZOOM_AT of the length
+# its own scale gives, its bars are slivers whose difference no reader can see (an error of 263
+# falling to 44 beside the other panel's 37991): the panel keeps its own scale and says by how
+# much it is enlarged (`zoom_note`).
+ZOOM_AT = 8.0
+
+
+@dataclass(frozen=True)
+class Scale:
+    px: float  # px per unit
+    zoom: float | None = None  # how many times the other panel's scale, when not shared
+
+
+def card_scale(ctx: SceneContext, rows: Sequence[Row], units: Sequence[str]) -> Scale:
     """`scale_for` the panel's rows, or for both panels' rows when the other panel's bars are
-    all in the same unit as these (one scale across the card)."""
+    all in the same unit as these (one scale across the card), unless that would shrink this
+    panel's bars past seeing (`ZOOM_AT`)."""
     own = scale_for(rows, ctx.lang)
     other = partner_rows(ctx)
     if not other or len(set(units) | {u for _, u in other}) != 1:
-        return own
+        return Scale(own)
     both = scale_for([r for r, _ in other], ctx.lang)
-    return min(own, both) if both > 0 else own
+    if both <= 0 or own <= both:
+        return Scale(own)
+    if own / both >= ZOOM_AT:
+        return Scale(own, own / both)
+    return Scale(both)
+
+
+def zoom_note(cv: Canvas, ctx: SceneContext, scale: Scale) -> None:
+    """'drawn 140× larger than the other panel' in the top strip, left of the tag, when the
+    panel keeps its own scale."""
+    if scale.zoom is None:
+        return
+    times = number_text(float(f"{scale.zoom:.2g}"))
+    cv.layout.place(ctx.word("zoom").format(n=times), x=ZERO_X, cy=(SCENE_Y0 + SCENE_TOP) / 2,
+                    role="label", size=LABEL_SIZE, anchor="start", max_width=ZOOM_RIGHT - ZERO_X)
 
 
 def draw_rows(
-    cv: Canvas, lang: str, rows: Sequence[Row], top: float, bottom: float, scale: float
+    cv: Canvas, lang: str, rows: Sequence[Row], top: float, bottom: float, scale: Scale
 ) -> list[DrawnRow]:
     """The rows between `top` and `bottom`, bars `scale` px per unit; where each bar ended."""
     pitch = (bottom - top) / len(rows)
@@ -102,7 +134,7 @@ def draw_rows(
             max_width=RIGHT - ZERO_X,
         )
         y = row_top + label_h + LABEL_GAP
-        w = bar_length(row.value, scale)
+        w = bar_length(row.value, scale.px)
         if w > 0:
             neutral_bar(
                 cv,
