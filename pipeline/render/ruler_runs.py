@@ -38,6 +38,7 @@ WORKLOAD_TITLES_ZH = {
     "shared_prompt": "共用一段系统提示词",
     "low_load": "低负载",
     "long_context": "长上下文",
+    "long_context_full": "长上下文，多于缓存装得下的",
 }
 STREAMS_ZH = {"chat": "聊天请求", "document": "长文档请求", "request": "请求"}
 WORDS = {

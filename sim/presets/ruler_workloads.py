@@ -204,5 +204,15 @@ WORKLOADS: dict[str, RulerWorkload] = {
             engine={**copy.deepcopy(ENGINE), "max_num_batched_tokens": 8192, "max_num_seqs": 8,
                     "max_model_len": 32768},
         ),
+        # The same long prompts, more of them in flight than a bf16 cache holds: the regime
+        # where an fp8 cache pays (its capacity binds), as the FP8 blog measures it.
+        RulerWorkload(
+            "long_context_full",
+            "long context, more than the cache holds",
+            (Stream("request", 48, None, (17000, 23000),
+                    {"kind": "uniform", "low": 1700, "high": 2300}),),
+            engine={**copy.deepcopy(ENGINE), "max_num_batched_tokens": 8192, "max_num_seqs": 48,
+                    "max_model_len": 32768},
+        ),
     )
 }

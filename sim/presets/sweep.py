@@ -126,7 +126,8 @@ TECHNIQUES: tuple[Technique, ...] = (
               per_metric={"itl": "tpot"},
               why="vllm bench serve counts a chunk of verified tokens as one ITL gap, so its "
                   "per-token latency is TPOT"),
-    Technique("fp8_kv", "fp8 KV cache vs bf16", "a bf16 KV cache", "long_context",
+    # where the cache binds: more long requests in flight than a bf16 cache holds
+    Technique("fp8_kv", "fp8 KV cache vs bf16", "a bf16 KV cache", "long_context_full",
               _capacity(kv_dtype="bf16"), _capacity(kv_dtype="fp8")),
     # against two copies on the same two GPUs, not one GPU: a model that fits one GPU is
     # usually served by copies, so tensor parallelism must pay for its GPUs in the comparison;

@@ -50,6 +50,15 @@ def test_fp8_is_measured_on_long_contexts() -> None:
     prompts = [r["prompt_tokens"] for r in workload.requests()]
     assert min(prompts) >= LONG_CONTEXT_TOKENS
     assert "long context" in workload.title
+    # ... with more of them in flight than a bf16 cache holds: an fp8 cache pays only where
+    # capacity binds (a reader found the row measured on 8 requests that fit either way)
+    from sim.capacity import capacity_terms, parse_capacity
+
+    engine = workload.engine
+    bf16 = parse_capacity({**engine["capacity"], "kv_dtype": "bf16"})
+    held = capacity_terms(bf16, engine["block_size"])["tokens_fit"]
+    in_flight = sorted(prompts, reverse=True)[: engine["max_num_seqs"]]
+    assert sum(in_flight) > held
 
 
 def test_speculation_is_measured_at_low_load_and_disaggregation_under_targets() -> None:

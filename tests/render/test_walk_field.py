@@ -76,6 +76,14 @@ def test_spec_decode_strips_and_sentences_show_drafts() -> None:
     assert any("verifies 3 drafts, accepts 2" in t for t in texts), texts
     svg = soup.select("li.step svg.step-strip")[1]
     assert "rejected" in svg.select_one("desc").get_text()
+    # every pass writes its accepted drafts and one token of its own; a pass that writes no
+    # more than it accepted says the answer ended there
+    said = re.compile(r"(\w) verifies \d+ drafts, accepts (\d+) and writes (its last )?(\d+)")
+    passes = [m for t in texts for m in said.finditer(t)]
+    assert passes, texts
+    for m in passes:
+        accepted, wrote = int(m.group(2)), int(m.group(4))
+        assert wrote == accepted + 1 or (m.group(3) and wrote <= accepted), m.group(0)
 
 
 def test_disaggregation_strips_name_the_instance_and_the_transfer() -> None:

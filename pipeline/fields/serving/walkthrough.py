@@ -28,6 +28,7 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "finished": "{who} 写完离场，释放 KV 块",
         "idle": "这一步没人被调度",
         "verify": "{who} 验证 {k} 个草稿、接受 {a} 个，写出 {n} 个字",
+        "verify_last": "{who} 验证 {k} 个草稿、接受 {a} 个，只写出最后 {n} 个字（回答到了长度上限，没有加的那一个）",
         "handoff": "{who} 的 KV 搬到解码 GPU（用时 {t} {unit}）",
         "on": "{where} 上：",
         "took": "{who} 多占 {n} 块",
@@ -57,6 +58,10 @@ SENTENCES: Mapping[str, Mapping[str, str]] = {
         "idle": "nobody is scheduled this step",
         "verify": "{who} verifies {k} drafts, accepts {a} and writes {n} tokens",
         "verify_one": "{who} verifies {k} drafts, accepts {a} and writes 1 token",
+        "verify_last": "{who} verifies {k} drafts, accepts {a} and writes its last {n} tokens "
+        "(its answer reaches its length: no extra token)",
+        "verify_last_one": "{who} verifies {k} drafts, accepts {a} and writes its last token "
+        "(its answer reaches its length: no extra token)",
         "handoff": "{who}'s KV moves to the decode GPU (takes {t} {unit})",
         "on": "on {where}: ",
         "took": "{who} takes {n} more KV blocks",
@@ -163,8 +168,12 @@ def step_sentences(trace: TraceView, lang: str, blocks: bool = False) -> list[Wa
             parts.append(words[key].format(who=_who(decoders, lang)))
         for rid in verifiers:
             wrote = step.emitted_tokens.get(rid, 0)
-            parts.append(_counted(words, "verify", wrote).format(
-                who=rid, k=step.drafts[rid], a=step.accepted.get(rid, 0), n=wrote))
+            accepted = step.accepted.get(rid, 0)
+            # every pass writes its accepted drafts plus one token of its own, unless the
+            # answer ends first (a reader saw "accepts 3 and writes 3" break that rule)
+            key = "verify_last" if wrote <= accepted else "verify"
+            parts.append(_counted(words, key, wrote).format(
+                who=rid, k=step.drafts[rid], a=accepted, n=wrote))
         for rid, n in scheduled.items():
             if rid in decoders or rid in verifiers:
                 continue
