@@ -159,6 +159,17 @@ def describe(workload: RulerWorkload) -> str:
     return line
 
 
+def _long_requests(n: int) -> Stream:
+    """`n` requests waiting at the start with ~20k-token prompts and ~2k-token answers."""
+    return Stream("request", n, None, (17000, 23000), {"kind": "uniform", "low": 1700,
+                                                         "high": 2300})
+
+
+def _long_engine(at_a_time: int) -> dict[str, Any]:
+    return {**copy.deepcopy(ENGINE), "max_num_batched_tokens": 8192, "max_num_seqs": at_a_time,
+            "max_model_len": 32768}
+
+
 CHAT_OUTPUT = {"kind": "long_tail", "median": 128, "sigma": 1.0, "max": 2048}
 CHATS = Stream("chat", 160, 14.0, (100, 1000), CHAT_OUTPUT)
 MIXED = (
@@ -196,23 +207,11 @@ WORKLOADS: dict[str, RulerWorkload] = {
             accept=(2, 0, 3, 1),
         ),
         # The vLLM FP8 KV-cache blog's load test, smaller: ~20k-token prompts, 8 at a time.
-        RulerWorkload(
-            "long_context",
-            "long context",
-            (Stream("request", 24, None, (17000, 23000),
-                    {"kind": "uniform", "low": 1700, "high": 2300}),),
-            engine={**copy.deepcopy(ENGINE), "max_num_batched_tokens": 8192, "max_num_seqs": 8,
-                    "max_model_len": 32768},
-        ),
+        RulerWorkload("long_context", "long context", (_long_requests(24),),
+                      engine=_long_engine(8)),
         # The same long prompts, more of them in flight than a bf16 cache holds: the regime
         # where an fp8 cache pays (its capacity binds), as the FP8 blog measures it.
-        RulerWorkload(
-            "long_context_full",
-            "long context, more than the cache holds",
-            (Stream("request", 48, None, (17000, 23000),
-                    {"kind": "uniform", "low": 1700, "high": 2300}),),
-            engine={**copy.deepcopy(ENGINE), "max_num_batched_tokens": 8192, "max_num_seqs": 48,
-                    "max_model_len": 32768},
-        ),
+        RulerWorkload("long_context_full", "long context, more than the cache holds",
+                      (_long_requests(48),), engine=_long_engine(48)),
     )
 }
