@@ -2,7 +2,7 @@
 weights below, its share of the KV pool above), joined by a link; under them one decode step's
 time bar split into reading memory, the all-reduce sliver and the step's fixed cost (so its
 parts add up to the step), and (drawn beneath, since the step takes the slower of the two) the
-arithmetic.
+arithmetic, whose legend says it runs during the read (a reader added it to the parts).
 
 Sizes come from `summary.capacity`; the step's parts from the trace's `figures` (the roofline
 cost model that timed the steps, `sim.presets.scenarios.parallel_figures`). The time bar's scale
@@ -44,11 +44,11 @@ FIGURE_KEYS = ("decode_step_ms", "decode_memory_ms", "decode_compute_ms", "decod
 WORDS = {
     "zh": {"head": "{tp} 张 GPU，每张存 1/{tp} 的权重", "each": "每张：权重 {w}，KV {kv}",
            "step": "一步 {v} 毫秒", "memory": "读显存 {v}", "allreduce": "全归约 {v}",
-           "fixed": "固定 {v}", "compute": "算 {v} 毫秒"},
+           "fixed": "固定 {v}", "compute": "算 {v}，和读同时"},
     "en": {"head": "{tp} GPUs, each holds 1/{tp} of the weights",
            "each": "each: weights {w}, KV {kv}", "step": "one step {v} ms",
            "memory": "memory {v}", "allreduce": "all-reduce {v}", "fixed": "fixed {v}",
-           "compute": "math {v} ms"},
+           "compute": "math {v}, in the read"},
 }
 
 
