@@ -21,7 +21,9 @@ CAST_PITCH = 40.0
 
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     panel = ctx.panel
-    people = [f for f in ctx.focus if len(f) == 1][:3] or ["D"]
+    # only the characters the panel names: a default speaker would be serving's newcomer D on
+    # every field's page (a training page drew a "D" bean no card had mentioned)
+    people = [f for f in ctx.focus if len(f) == 1][:3]
     for k, rid in enumerate(people):
         state = "new" if rid == "D" else "running"
         cast.bean(
@@ -33,16 +35,17 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         pts = rough.rounded_points(bx, by, bw, bh, 14)
         cv.fill(rough.smooth_closed(pts), PAPER)
         cv.stroke(rough.blob(rng, pts, 0.5), width=1.6)
-        cv.stroke(
-            rough.polyline(
-                rng,
-                [(bx + 18, by + bh - 1), (SPEAKER_X + 10, SPEAKER_Y - 18), (bx + 34, by + bh)],
-                0.3,
-                False,
-                1,
-            ),
-            width=1.6,
-        )
+        if people:  # the bubble's tail points at its speaker; with none it is a plain note
+            cv.stroke(
+                rough.polyline(
+                    rng,
+                    [(bx + 18, by + bh - 1), (SPEAKER_X + 10, SPEAKER_Y - 18), (bx + 34, by + bh)],
+                    0.3,
+                    False,
+                    1,
+                ),
+                width=1.6,
+            )
         cv.layout.place(
             panel.bubble,
             x=bx + bw / 2,
@@ -87,13 +90,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if ctx.lang == "zh":
         desc = (
             f"示意图：{names}"
-            + (f"说“{panel.bubble}”" if panel.bubble else "")
+            + ((f"说“{panel.bubble}”" if people else f"便签写着“{panel.bubble}”")
+               if panel.bubble else "")
             + (f"，方框依次是 {'、'.join(labels)}。" if labels else "。")
         )
     else:
         desc = (
             f"Sketch: {names}"
-            + (f' says "{panel.bubble}"' if panel.bubble else "")
+            + ((f' says "{panel.bubble}"' if people else f'a note: "{panel.bubble}"')
+               if panel.bubble else "")
             + (f"; boxes: {', '.join(labels)}." if labels else ".")
         )
     return SceneResult(desc, False)

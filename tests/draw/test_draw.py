@@ -88,6 +88,18 @@ def test_generic_matches_golden() -> None:
                   draw_panel(concept, "trouble", concept.trouble, None, {}, lang="zh"))
 
 
+def test_generic_panel_draws_only_the_characters_it_names() -> None:
+    """With no focus a generic panel draws nobody (it drew serving's newcomer D on a training
+    page), and its bubble is a note with no tail pointing at an empty spot."""
+    concept = generic_concept("en")
+    named = draw_panel(concept, "trouble", concept.trouble, None, {}, lang="en")
+    alone = concept.trouble.model_copy(update={"focus": []})
+    nobody = draw_panel(concept, "trouble", alone, None, {}, lang="en")
+    assert "Sketch: D says" in named and ">D<" in named
+    assert ">D<" not in nobody and "is it my turn yet?" in nobody
+    assert "a note: &quot;is it my turn yet?&quot;" in nobody
+
+
 def test_same_input_gives_identical_svg() -> None:
     assert _panel_svg("timeline", "batching", "with") == _panel_svg("timeline", "batching", "with")
     a = _panel_svg("kv_blocks", "preemption", "with", "en")

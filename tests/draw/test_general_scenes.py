@@ -341,6 +341,20 @@ def test_worked_step_strip_drops_labels_then_units_to_fit() -> None:
     view = ExampleView.from_json(evaluate_example(example))
     words = [w for _t, w in texts(draw_worked_step(view, "total", lang="en", seed_id="t"))]
     assert "a long label q0" not in words and "1000" in words and "28000" in words
+    # the formula's signs stand between the bare numbers (a reader met "6 1 1 23 2 22 4")
+    assert words.count("+") == 6
+
+
+def test_worked_step_strip_writes_the_formulas_signs_and_parentheses() -> None:
+    example = WorkedExample(id="x", title="x", quantities=[
+        Quantity(name="a", label="paid", unit="", kind="illustrative", value=6),
+        Quantity(name="w", label="weight", unit="", kind="illustrative", value=2),
+        Quantity(name="x", label="size", unit="", kind="illustrative", value=1),
+        Quantity(name="err", label="error", unit="", kind="derived", formula="(a - w * x)^2 / 2")])
+    view = ExampleView.from_json(evaluate_example(example))
+    words = [w for _t, w in texts(draw_worked_step(view, "err", lang="en", seed_id="t"))]
+    assert {"(", "−", "×", ")^2 ÷ 2"} <= set(words)
+    assert {"paid", "6", "weight", "2", "size", "1", "error", "8"} <= set(words)
 
 
 # ---- random examples ----------------------------------------------------------------------

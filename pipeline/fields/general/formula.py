@@ -209,22 +209,31 @@ SHOWN = {"+": " + ", "-": " − ", "*": " × ", "/": " ÷ ", "^": "^"}
 def render(node: Node, shown: Callable[[str], str], parent: int = 0) -> str:
     """The formula written with `shown(name)` for each name (its value, or its label), in the
     usual signs (× ÷ −) and with the parentheses its structure needs."""
+    return "".join(shown(p.name) if isinstance(p, Name) else p for p in pieces(node, parent))
+
+
+def pieces(node: Node, parent: int = 0) -> list[str | Name]:
+    """The formula as `render` writes it, cut into its names and the text between them (signs,
+    parentheses, constants), so a drawing can box each name's number and write the rest."""
     if isinstance(node, Num):
-        return number_text(node.value)
+        return [number_text(node.value)]
     if isinstance(node, Name):
-        return shown(node.name)
+        return [node]
     if isinstance(node, Call):
-        return f"{node.func}({', '.join(render(a, shown) for a in node.args)})"
+        out: list[str | Name] = [f"{node.func}("]
+        for k, arg in enumerate(node.args):
+            out += ([", "] if k else []) + pieces(arg)
+        return [*out, ")"]
     mine = PRECEDENCE[node.op]
     if node.op == "neg":
-        text = "−" + render(node.args[0], shown, mine)
+        inner = ["−", *pieces(node.args[0], mine)]
     else:
         # the right side of - and / (and the left of ^) binds tighter than it looks
-        left = render(node.args[0], shown, mine + (1 if node.op == "^" else 0))
-        right = render(node.args[1], shown, mine + (0 if node.op == "^" else 1)
+        left = pieces(node.args[0], mine + (1 if node.op == "^" else 0))
+        right = pieces(node.args[1], mine + (0 if node.op == "^" else 1)
                        if node.op in ("-", "/") else mine)
-        text = left + SHOWN[node.op] + right
-    return f"({text})" if mine < parent else text
+        inner = [*left, SHOWN[node.op], *right]
+    return ["(", *inner, ")"] if mine < parent else inner
 
 
 def number_text(value: float) -> str:

@@ -3,8 +3,9 @@ reads as small labelled tokens, left to right, then an arrow to its result in a 
 
 Every word and number is the view's (labels, numbers with units); the row's sentence beside the
 strip says the arithmetic ("left = 3000 − 1000 = 2000"). When the tokens are too wide for the
-strip they drop their labels, then their units (the sentence keeps both); past that the strip
-refuses (FitError).
+strip they drop their labels, and the formula's signs and constants are written between them
+(so "((6 − 1 × 1)^2 + …) ÷ 3" still reads as arithmetic), then their units (the sentence keeps
+both); past that the strip refuses (FitError).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pipeline.draw.layout import FitError
 from pipeline.draw.palette import PAPER
 from pipeline.draw.scene import MIN_TEXT
 from pipeline.fields.general.example import ExampleView, QuantityView
-from pipeline.fields.general.formula import FormulaError, names, parse
+from pipeline.fields.general.formula import FormulaError, Name, names, parse, pieces
 from pipeline.fields.general.scenes.common import amount, text_height, text_width
 
 WIDTH, HEIGHT = STRIP_SIZE  # the shared "s" wobble filters are sized for it
@@ -26,6 +27,9 @@ LABEL = MIN_TEXT
 NUMBER = 14.5
 PAD_X = 6.0
 GAP = 8.0
+SIGN_GAP = 2.0  # between a token and a sign of the formula drawn beside it
+SIGN = NUMBER + 3  # the hand font's × ÷ − ^ are small glyphs
+SHAPE_PAD = 3.5  # a token's padding among the formula's signs (tighter, to fit more)
 ARROW_W = 30.0
 MID = HEIGHT / 2
 DETAIL = (2, 1, 0)
@@ -45,15 +49,16 @@ def _number(q: QuantityView, detail: int) -> str:
     return amount(q) if detail > 0 else q.text
 
 
-def _token_width(q: QuantityView, lang: str, detail: int) -> float:
+def _token_width(q: QuantityView, lang: str, detail: int, pad: float = PAD_X) -> float:
     widths = [text_width(_number(q, detail), lang, NUMBER)]
     if detail > 1:
         widths.append(text_width(q.label, lang, LABEL))
-    return max(widths) + 2 * PAD_X
+    return max(widths) + 2 * pad
 
 
 def _token(
-    cv: Canvas, lang: str, q: QuantityView, x: float, w: float, detail: int, result: bool
+    cv: Canvas, lang: str, q: QuantityView, x: float, w: float, detail: int, result: bool,
+    eid: str | None = None,
 ) -> None:
     number = _number(q, detail)
     labelled = detail > 1
@@ -64,7 +69,7 @@ def _token(
     pts = rough.rounded_points(x, y, w, h, 7)
     cv.fill(rough.smooth_closed(pts), PAPER)
     cv.stroke(
-        rough.blob(cv.rng(f"token-{q.name}"), pts, 0.4, 2 if result else 1),
+        rough.blob(cv.rng(eid or f"token-{q.name}"), pts, 0.4, 2 if result else 1),
         width=2.2 if result else 1.4,
     )
     cx = x + w / 2
@@ -91,8 +96,15 @@ def draw_worked_step(view: ExampleView, name: str, *, lang: str, seed_id: str) -
     sid = f"worked-{seed_id}"
     reads = inputs_of(view, q)
     room = WIDTH - 2 * INSET - 4
-    # labels, numbers and units; numbers and units; numbers: the first that fits
+    shape = _shape(view, q)
+    # labels, numbers and units; numbers and units; numbers: the first that fits, each tried
+    # first with the formula's own signs between the tokens, so even a strip of bare numbers
+    # says what is done to them (a reader met "6 1 1 23 2 22 4 → 263.33")
     for detail in DETAIL:
+        if shape:
+            width = _shape_width(shape, lang, detail) + ARROW_W + _token_width(q, lang, detail)
+            if width <= room:
+                return _shape_strip(view, q, shape, lang, detail, sid, width)
         total = sum(_token_width(p, lang, detail) + GAP for p in reads)
         total += ARROW_W + _token_width(q, lang, detail)
         if total <= room:
@@ -118,6 +130,61 @@ def draw_worked_step(view: ExampleView, name: str, *, lang: str, seed_id: str) -
         w = _token_width(p, lang, detail)
         _token(cv, lang, p, x, w, detail, False)
         x += w + GAP
+    arrow = rough.arrow(cv.rng("gives"), (x, MID), (x + ARROW_W - 8, MID), 0.4, 0, 6)
+    cv.stroke(arrow, width=1.6)
+    x += ARROW_W
+    _token(cv, lang, q, x, _token_width(q, lang, detail), detail, True)
+    title = f"{q.label} = {amount(q)}"
+    return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=q.worked or title)
+
+
+Shape = list[str | QuantityView]
+
+
+def _shape(view: ExampleView, q: QuantityView) -> Shape:
+    """`q`'s formula as its signs and the quantities it reads, in reading order; [] when it has
+    no formula or reads a name the view lacks."""
+    try:
+        parts = pieces(parse(q.formula)) if q.formula else []
+    except FormulaError:
+        return []
+    out: Shape = []
+    for part in parts:
+        if isinstance(part, Name):
+            if part.name not in view.quantities:
+                return []
+            out.append(view.quantities[part.name])
+        elif part.strip():
+            sign = part.strip()
+            if out and isinstance(out[-1], str):  # "))" or ")^2 + (": one run of text
+                before = out[-1]
+                tight = sign == ")" or sign.startswith("^") or before.endswith(("(", "^"))
+                out[-1] = before + sign if tight else f"{before} {sign}"
+            else:
+                out.append(sign)
+    return out
+
+
+def _shape_width(shape: Shape, lang: str, detail: int) -> float:
+    return sum((_token_width(p, lang, detail, SHAPE_PAD) if not isinstance(p, str)
+                else text_width(p, lang, SIGN)) + SIGN_GAP for p in shape)
+
+
+def _shape_strip(view: ExampleView, q: QuantityView, shape: Shape, lang: str, detail: int,
+                 sid: str, total: float) -> str:
+    """The formula drawn with each quantity a token and its signs between them, then the arrow
+    and the result."""
+    cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {q.name}",
+                    shared_filter=shared_filter("s", sid), min_text=MIN_TEXT)
+    x = (WIDTH - total) / 2
+    for k, part in enumerate(shape):
+        if isinstance(part, str):
+            w = text_width(part, lang, SIGN)
+            cv.layout.place(part, x=x + w / 2, cy=MID, role="label", size=SIGN, floor=None)
+        else:
+            w = _token_width(part, lang, detail, SHAPE_PAD)
+            _token(cv, lang, part, x, w, detail, False, eid=f"token-{k}")
+        x += w + SIGN_GAP
     arrow = rough.arrow(cv.rng("gives"), (x, MID), (x + ARROW_W - 8, MID), 0.4, 0, 6)
     cv.stroke(arrow, width=1.6)
     x += ARROW_W
