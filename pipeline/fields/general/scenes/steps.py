@@ -94,48 +94,26 @@ def draw_worked_step(view: ExampleView, name: str, *, lang: str, seed_id: str) -
     if q is None:
         raise KeyError(f"worked example '{view.id}' has no quantity '{name}'")
     sid = f"worked-{seed_id}"
-    reads = inputs_of(view, q)
+    reads: Shape = list(inputs_of(view, q))
     room = WIDTH - 2 * INSET - 4
     shape = _shape(view, q)
     # labels, numbers and units; numbers and units; numbers: the first that fits, each tried
     # first with the formula's own signs between the tokens, so even a strip of bare numbers
     # says what is done to them (a reader met "6 1 1 23 2 22 4 → 263.33")
+    total = 0.0
     for detail in DETAIL:
-        if shape:
-            width = _shape_width(shape, lang, detail) + ARROW_W + _token_width(q, lang, detail)
-            if width <= room:
-                return _shape_strip(view, q, shape, lang, detail, sid, width)
-        total = sum(_token_width(p, lang, detail) + GAP for p in reads)
-        total += ARROW_W + _token_width(q, lang, detail)
-        if total <= room:
-            break
-    else:
-        raise FitError(
-            f"walkthrough step {name}: its {len(reads)} inputs and result need "
-            f"{total:.0f} px, the strip has {room:.0f}",
-            q.label,
-        )
-    cv = new_canvas(
-        sid,
-        WIDTH,
-        HEIGHT,
-        INSET,
-        lang,
-        f"walkthrough step {name}",
-        shared_filter=shared_filter("s", sid),
-        min_text=MIN_TEXT,
+        for items, gap, pad in ((shape, SIGN_GAP, SHAPE_PAD), (reads, GAP, PAD_X)):
+            if items is shape and not shape:
+                continue
+            total = (_items_width(items, lang, detail, gap, pad) + ARROW_W
+                     + _token_width(q, lang, detail))
+            if total <= room:
+                return _draw_strip(q, items, lang, detail, sid, total, gap, pad)
+    raise FitError(
+        f"walkthrough step {name}: its {len(reads)} inputs and result need "
+        f"{total:.0f} px, the strip has {room:.0f}",
+        q.label,
     )
-    x = (WIDTH - total) / 2  # centred: the strip spans a whole phone column
-    for p in reads:
-        w = _token_width(p, lang, detail)
-        _token(cv, lang, p, x, w, detail, False)
-        x += w + GAP
-    arrow = rough.arrow(cv.rng("gives"), (x, MID), (x + ARROW_W - 8, MID), 0.4, 0, 6)
-    cv.stroke(arrow, width=1.6)
-    x += ARROW_W
-    _token(cv, lang, q, x, _token_width(q, lang, detail), detail, True)
-    title = f"{q.label} = {amount(q)}"
-    return cv.svg(css_class="step-strip", element_id=sid, title=title, desc=q.worked or title)
 
 
 Shape = list[str | QuantityView]
@@ -165,26 +143,25 @@ def _shape(view: ExampleView, q: QuantityView) -> Shape:
     return out
 
 
-def _shape_width(shape: Shape, lang: str, detail: int) -> float:
-    return sum((_token_width(p, lang, detail, SHAPE_PAD) if not isinstance(p, str)
-                else text_width(p, lang, SIGN)) + SIGN_GAP for p in shape)
+def _items_width(items: Shape, lang: str, detail: int, gap: float, pad: float) -> float:
+    return sum((_token_width(p, lang, detail, pad) if not isinstance(p, str)
+                else text_width(p, lang, SIGN)) + gap for p in items)
 
 
-def _shape_strip(view: ExampleView, q: QuantityView, shape: Shape, lang: str, detail: int,
-                 sid: str, total: float) -> str:
-    """The formula drawn with each quantity a token and its signs between them, then the arrow
-    and the result."""
+def _draw_strip(q: QuantityView, items: Shape, lang: str, detail: int, sid: str, total: float,
+                gap: float, pad: float) -> str:
+    """The tokens (and any signs of the formula between them), the arrow, the result."""
     cv = new_canvas(sid, WIDTH, HEIGHT, INSET, lang, f"walkthrough step {q.name}",
                     shared_filter=shared_filter("s", sid), min_text=MIN_TEXT)
-    x = (WIDTH - total) / 2
-    for k, part in enumerate(shape):
+    x = (WIDTH - total) / 2  # centred: the strip spans a whole phone column
+    for k, part in enumerate(items):
         if isinstance(part, str):
             w = text_width(part, lang, SIGN)
             cv.layout.place(part, x=x + w / 2, cy=MID, role="label", size=SIGN, floor=None)
         else:
-            w = _token_width(part, lang, detail, SHAPE_PAD)
+            w = _token_width(part, lang, detail, pad)
             _token(cv, lang, part, x, w, detail, False, eid=f"token-{k}")
-        x += w + SIGN_GAP
+        x += w + gap
     arrow = rough.arrow(cv.rng("gives"), (x, MID), (x + ARROW_W - 8, MID), 0.4, 0, 6)
     cv.stroke(arrow, width=1.6)
     x += ARROW_W
