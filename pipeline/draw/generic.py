@@ -108,6 +108,8 @@ GENERIC = "generic"
 # Shared by every field: a panel no run can draw (the prompt's words for it are the registry's).
 GENERIC_SCENE = SceneSpec(
     GENERIC,
-    "characters, up to 4 labelled boxes and a speech bubble; no simulation, no numbers",
+    "the characters named in `focus` (none if it is empty), up to 4 labelled boxes joined in "
+    "order by arrows (so the labels read as steps one after another: not for things that "
+    "happen together or nest) and a speech bubble; no simulation, no numbers",
     draw,
 )

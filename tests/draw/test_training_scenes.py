@@ -256,3 +256,14 @@ def test_a_step_of_micro_batches_cuts_its_compute_into_numbered_pieces() -> None
         digits = [s.text for t in root.iter(f"{NS}text") if t.get("data-role") != "caption"
                   for s in [t, *t.findall(f"{NS}tspan")] if (s.text or "").isdigit()]
         assert digits == ([str(k) for k in range(1, m + 1)] if m > 1 else []), m
+
+
+def test_zero_3s_missing_bf16_gradients_are_explained_not_zeroed() -> None:
+    """Under ZeRO-3 (DeepSpeed's accounting) no bf16 gradients are kept: they are
+    reduce-scattered into the fp32 shard counted with the optimizer. A reader took the bare
+    "gradients 0" for gradients vanishing."""
+    for lang, said in (("en", "gradients 0 in bf16 (only their fp32 shard, 4 GB, counted with "
+                               "the optimizer)"), ("zh", "只剩 fp32 的那一份 4 GB，算在优化器里")):
+        desc = _draw("zero_sharding", "memory", "with", lang, {"zero": 3})
+        assert said in desc, desc[desc.find("<desc"):][:400]
+    assert "only their fp32" not in _draw("zero_sharding", "memory", "with", "en", {"zero": 2})

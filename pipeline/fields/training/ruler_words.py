@@ -10,9 +10,10 @@ from pipeline.artifacts.sim import TechniqueView
 
 # workload key -> (zh title, zh description, en title); the en description is the sweep's own
 WORKLOADS = {
-    "dp8": ("单机 8 卡数据并行",
-            "Llama-3-8B，8 张 H100（一台机器），数据并行，每张卡每步 4 条 2,048 token 的序列",
-            "8 GPUs, data parallel"),
+    "dp16": ("两台机器 16 卡数据并行",
+             "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行，每张卡每步 4 个微批、每批一条 2,048 "
+             "token 的序列",
+             "16 GPUs in 2 nodes, data parallel"),
     "dp8_recompute": ("单机 8 卡，大微批",
                       "Llama-3-8B，8 张 H100，ZeRO-1，每个微批 2 条 2,048 token 的序列",
                       "8 GPUs, larger micro-batches"),
@@ -35,9 +36,9 @@ WORKLOADS = {
 # technique id -> (zh baseline, en baseline, workload key)
 PLAIN_DP = ("普通数据并行（每张卡存全套模型状态）", "plain data parallelism (every GPU holds all model states)")
 ROWS = {
-    "zero_1": (*PLAIN_DP, "dp8"),
-    "zero_2": (*PLAIN_DP, "dp8"),
-    "zero_3": (*PLAIN_DP, "dp8"),
+    "zero_1": (*PLAIN_DP, "dp16"),
+    "zero_2": (*PLAIN_DP, "dp16"),
+    "zero_3": (*PLAIN_DP, "dp16"),
     "full_recompute": ("不重算（激活全部存着）", "no recomputation (every activation kept)",
                        "dp8_recompute"),
     "tp_for_recompute": ("全量重算，数据并行 8 份（这一行：每层拆到 2 张卡、数据并行 4 份，不重算）",

@@ -41,6 +41,7 @@ class RankMemory:
     hbm: float
     fits: bool
     held: int  # the most (stage, micro-batch) activations held at once
+    fp32_grads: float = 0.0  # the fp32 gradient shard, counted in `optimizer` (see _memory)
 
     @property
     def states(self) -> float:
@@ -215,7 +216,7 @@ def _memory(m: Mapping[str, Any]) -> RankMemory:
         optimizer=float(m["optimizer"]) + fp32_grads,
         activations=float(m["activations"]), buffers=float(m.get("buffers", 0)),
         total=float(m["total"]), hbm=float(m["hbm"]), fits=bool(m["fits"]),
-        held=int(m.get("microbatches_held", 0)),
+        held=int(m.get("microbatches_held", 0)), fp32_grads=fp32_grads,
     )
 
 

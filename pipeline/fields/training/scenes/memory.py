@@ -169,13 +169,20 @@ def _desc(lang: str, view: TrainingView) -> str:
         if m.buffers:
             buffer = (f"（其中收集缓冲 {gb(m.buffers)}）" if lang == "zh"
                       else f" incl. a {gb(m.buffers)} gather buffer")
+        # ZeRO-3 keeps no bf16 gradients: they are reduce-scattered straight into the fp32
+        # shard the optimizer steps on; "gradients 0" alone read as gradients vanishing
+        grads = sizes[1]
+        if not m.grads and m.fp32_grads:
+            grads = (f"{grads}（只剩 fp32 的那一份 {gb(m.fp32_grads)} GB，算在优化器里）" if lang == "zh"
+                     else f"{grads} in bf16 (only their fp32 shard, {gb(m.fp32_grads)} GB, counted "
+                     "with the optimizer)")
         if lang == "zh":
             parts.append(f"GPU {rank} 共 {gb(m.total)} GB（权重 {sizes[0]}{buffer}、梯度 "
-                         f"{sizes[1]}、优化器 {sizes[2]}、激活 {sizes[3]}），"
+                         f"{grads}、优化器 {sizes[2]}、激活 {sizes[3]}），"
                          f"{'装得下' if fits else '装不下'}")
         else:
             parts.append(f"GPU {rank} {gb(m.total)} GB (weights {sizes[0]}{buffer}, gradients "
-                         f"{sizes[1]}, optimizer {sizes[2]}, activations {sizes[3]}), "
+                         f"{grads}, optimizer {sizes[2]}, activations {sizes[3]}), "
                          f"{'fits' if fits else 'does not fit'}")
     if lang == "zh":
         return f"每张 GPU 的显存（{hbm} GB）：" + "；".join(parts) + "。"
