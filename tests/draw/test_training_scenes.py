@@ -173,7 +173,8 @@ def test_every_number_a_panel_writes_is_its_runs(sid: str, scene: str) -> None:
         view, values = run_view(sid, variant)
         known = _run_numbers(view, values)
         for m in view.memory:  # the memory scene's per-part sizes, as the desc writes them
-            known |= {gb(m.params + m.buffers), gb(m.total), gb(m.activations)}
+            known |= {gb(m.params + m.buffers), gb(m.total), gb(m.activations),
+                      number(m.held / view.virtual_stages)}  # interleaved: whole micro-batches
         step = view.step
         hidden = max(0.0, step.comm_total - step.exposed_comm)
         known |= {seconds(hidden), number(hidden), number(1000 * step.comm_total)}

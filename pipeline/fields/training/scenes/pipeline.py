@@ -85,8 +85,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     labels.append((label, x + w / 2))
         if labels:
             cv.layout.place_row(labels, cy=cy, role="label", size=SMALL_SIZE)
-        if view.virtual_stages == 1 and rank < len(view.memory):  # interleaved: half-stages
-            cv.layout.place(words["held"].format(n=view.memory[rank].held), x=SCENE_X1, cy=cy,
+        if rank < len(view.memory):
+            # interleaved, a GPU holds (stage, micro-batch) pairs of 1/v of its layers each: in
+            # whole micro-batches' worth they compare with the plain schedule's count (a
+            # reader could not see interleaving's cost, more activations held early)
+            held = number(view.memory[rank].held / view.virtual_stages)
+            cv.layout.place(words["held"].format(n=held), x=SCENE_X1, cy=cy,
                             role="label", size=SMALL_SIZE, anchor="end", floor=None)
     _axis(cv, ctx, view, scale)
     return SceneResult(_desc(ctx.lang, view), True)
@@ -129,14 +133,16 @@ def _desc(lang: str, view: TrainingView) -> str:
     schedule = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "interleaved 1F1B"}[
         view.schedule]
     pct, span = number(100.0 * view.bubble_fraction), clock(view, view.span)
-    held = ", ".join(str(m.held) for m in view.memory)
     v = view.virtual_stages
+    held = ", ".join(number(m.held / v) for m in view.memory)
     if lang == "zh":
-        tail = (f"各 GPU 最多同时存 {held} 份激活" if v == 1
-                else f"每张 GPU 管 {v} 段流水线")
+        tail = f"各 GPU 最多同时存 {held} 份微批次的激活"
+        if v > 1:
+            tail = f"每张 GPU 管 {v} 段流水线，{tail}（按整份算）"
         return (f"{view.pp} 张 GPU 的流水线（{schedule}），{view.microbatches} 个微批次：一步共 "
                 f"{span} 单位时间，空闲占 {pct}%；{tail}。")
-    tail = (f"the GPUs hold at most {held} micro-batches' activations at once" if v == 1
-            else f"each GPU holds {v} stages of the pipeline")
+    tail = f"the GPUs hold at most {held} micro-batches' activations at once"
+    if v > 1:
+        tail = f"each GPU holds {v} stages of the pipeline, and {tail} (in whole micro-batches)"
     return (f"A pipeline of {view.pp} GPUs ({schedule}), {view.microbatches} micro-batches: the "
             f"step spans {span} time units, {pct}% of it idle; {tail}.")
