@@ -12,8 +12,10 @@ import re
 # scheme://userinfo@ at the start of an address: the userinfo is everything up to the last `@`
 # before the authority ends (`/`, `?`, `#`), so a password holding a raw `@` is covered whole.
 _LEADING_CREDENTIALS = re.compile(r"^([a-z][a-z0-9+.-]*://)[^/?#]*@", re.IGNORECASE)
-# The same inside any text: the address ends at whitespace or a quote as well.
-_CREDENTIALS_IN_TEXT = re.compile(r"\b([a-z][a-z0-9+.-]*://)[^\s/?#\"'<>]*@", re.IGNORECASE)
+# The same inside any text: the address ends at ASCII whitespace or a quote as well (not at
+# every Unicode space: a password holding U+2028 stopped the match and half of it was printed).
+_CREDENTIALS_IN_TEXT = re.compile(r"\b([a-z][a-z0-9+.-]*://)[^ \t\r\n\f\v/?#\"'<>]*@",
+                                  re.IGNORECASE)
 MASK = "***"
 
 

@@ -86,6 +86,7 @@ def plan_violations(
     out += _prose_rules(plan)
     out += _placeholder_rules(plan)
     out += _glossary_rules(plan)
+    out += _abbreviation_rules(plan)
     if catalogue is not None:
         out += _catalogue_rules(plan, Catalogues.of(catalogue))
     if corpus is not None:
@@ -471,6 +472,58 @@ def _glossary_rules(plan: Plan) -> list[Violation]:
         for t in c.terms:
             if t not in terms:
                 out.append(Violation(f"concepts[{i}].terms", f"'{t}' has no glossary entry"))
+    return out
+
+
+# An abbreviation a reader with no background cannot expand (TP, PP, MSE): letters only, so
+# model and chip names with digits (H100, L1, V1) are not asked for; units, company names and
+# the few a reader knows from using a computer need no entry either.
+ABBREVIATION = re.compile(r"(?<![\w-])([A-Z]{2,6})s?(?![\w-]|'\d)")  # not SC'21, a venue
+KNOWN_ABBREVIATIONS = frozenset({"GPU", "CPU", "RAM", "AI", "PC", "OK", "ID", "URL", "USB", "KB",
+                                 "MB", "GB", "TB", "PB", "NVIDIA", "AMD", "IBM"})
+
+
+def reader_prose(plan: Plan) -> list[tuple[str, str]]:
+    """(JSON path, text) of every sentence and label a reader meets on the page."""
+    out = [("title", plan.title), ("takeaway", plan.takeaway),
+           ("main_thread.sentence", plan.main_thread.sentence)]
+    for k, st in enumerate(plan.main_thread.stages):
+        out += [(f"main_thread.stages[{k}].label", st.label),
+                (f"main_thread.stages[{k}].detail", st.detail)]
+    for i, c in enumerate(plan.concepts):
+        p = f"concepts[{i}]"
+        out += [(f"{p}.{f}", getattr(c, f)) for f in ("name", "body", "solves", "costs",
+                                                      "problem_left")]
+        for side in ("trouble", "fix"):
+            panel = getattr(c, side)
+            out += [(f"{p}.{side}.caption", panel.caption), (f"{p}.{side}.bubble",
+                                                             panel.bubble or "")]
+            out += [(f"{p}.{side}.labels[{k}]", t) for k, t in enumerate(panel.labels)]
+    out += [(f"glossary[{i}].definition", g.definition) for i, g in enumerate(plan.glossary)]
+    out += [(f"route[{k}].why", s.why) for k, s in enumerate(plan.route)]
+    out += [("walkthrough.intro", plan.walkthrough.intro), ("ruler.sentence", plan.ruler.sentence)]
+    return out
+
+
+def _abbreviation_rules(plan: Plan) -> list[Violation]:
+    """Every abbreviation the page uses is in the glossary (as a term or an alias, or inside a
+    term such as "TP (tensor parallelism)") or spelled out once in place, "tensor parallelism
+    (TP)": a reader met TP, PP and MSE with no way to expand them."""
+    known = " ".join([g.term for g in plan.glossary]
+                     + [a for g in plan.glossary for a in g.aliases])
+    prose = reader_prose(plan)
+    told = " ".join(text for _, text in prose)
+    out, seen = [], set()
+    for path, text in prose:
+        for abbr in ABBREVIATION.findall(text):
+            if abbr in seen or abbr in KNOWN_ABBREVIATIONS:
+                continue
+            seen.add(abbr)
+            if re.search(rf"(?<![\w-]){abbr}s?(?![\w-])", known) or f"({abbr})" in told:
+                continue
+            out.append(Violation(path, f"'{abbr}' is an abbreviation the page never explains: "
+                                       f"give it a glossary entry (or an alias of one), or write "
+                                       f"it out once as 'words ({abbr})'"))
     return out
 
 

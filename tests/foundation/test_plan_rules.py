@@ -173,3 +173,20 @@ def test_a_plan_without_meta_is_told_what_meta_holds(plan_data, corpus):
     del data["meta"]
     [found] = [v for v in violations(data, corpus) if v.startswith("meta:")]
     assert '"made_by": "hand-reviewed"' in found and '"date"' in found
+
+
+def test_an_abbreviation_the_page_never_explains_is_sent_back(plan_data, corpus):
+    """A reader met TP, PP and MSE with no way to expand them: each needs a glossary entry (or
+    an alias), or to be written out once as 'words (TP)'. Chip names with digits are not asked."""
+    data = copy.deepcopy(plan_data)
+    data["concepts"][3]["body"] += " TP and the H100 help."
+    found = [v for v in violations(data, corpus) if "abbreviation" in v]
+    assert found == ["concepts[3].body: 'TP' is an abbreviation the page never explains: give "
+                     "it a glossary entry (or an alias of one), or write it out once as "
+                     "'words (TP)'"]
+    spelled = copy.deepcopy(data)
+    spelled["concepts"][3]["body"] += " Tensor parallelism (TP) splits layers."
+    assert not [v for v in violations(spelled, corpus) if "abbreviation" in v]
+    aliased = copy.deepcopy(data)
+    aliased["glossary"][0]["aliases"] = [*aliased["glossary"][0].get("aliases", []), "TP"]
+    assert not [v for v in violations(aliased, corpus) if "abbreviation" in v]

@@ -330,7 +330,9 @@ TRAINING_PLAN: dict[str, Any] = {
                                {"label": "update"}]},
     "cast": [{"id": "G", "role": "a GPU: the chip with a face", "state": "running"},
              {"id": "M", "role": "a micro-batch: a numbered bean", "state": "new"}],
-    "glossary": [{"term": "micro-batch", "definition": "A slice of the batch a GPU works on."}],
+    "glossary": [{"term": "micro-batch", "definition": "A slice of the batch a GPU works on."},
+                 {"term": "MFU", "definition": "The share of the GPUs' peak arithmetic spent on the "
+                  "model."}],
     "concepts": [
         _card("tensor_split", "Tensor parallelism", None, "memory", "tensor_split",
               "{peak_gb} GB on one GPU", "{peak_gb} GB on each GPU", "more_tp"),

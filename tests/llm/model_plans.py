@@ -48,7 +48,8 @@ WORDS = {
            "takeaway": "推理服务是一个不停转动的调度循环。", "why": "把主线讲清楚",
            "ruler": "每个办法都在几个指标之间取舍。", "intro": "一步一步看它怎么走。",
            "stages": ["排队", "挑人", "算一步", "离场"], "title": "推理服务图解",
-           "term": "调度器", "definition": "决定每一步谁上场的程序。"},
+           "term": "调度器", "definition": "决定每一步谁上场的程序。",
+           "llm": "大语言模型：一次写出一个 token 的模型。"},
     "en": {"name": "Concept", "problem": "and a new problem shows", "body": "It keeps the "
            "loop moving. It has a price.", "solves": "less waiting", "costs": "more memory",
            "role_old": "an old request", "role_new": "a new request",
@@ -57,7 +58,8 @@ WORDS = {
            "ruler": "Each technique trades one metric against another.",
            "intro": "Step by step, what happens.", "stages": ["queue", "pick", "step", "leave"],
            "title": "LLM serving in pictures", "term": "scheduler",
-           "definition": "The program that decides who runs in each step."},
+           "definition": "The program that decides who runs in each step.",
+           "llm": "A large language model, which writes one token at a time."},
 }
 
 
@@ -167,7 +169,8 @@ def model_answer(
                         "stages": [{"label": label} for label in words["stages"]]},
         "cast": [{"id": rid, "role": words["role_old"]} for rid in "ABC"]
         + [{"id": "D", "role": words["role_new"], "state": "new"}],
-        "glossary": [{"term": words["term"], "definition": words["definition"]}],
+        "glossary": [{"term": words["term"], "definition": words["definition"]},
+                     {"term": "LLM", "definition": words["llm"]}],
         "concepts": concepts,
         "ruler": {
             "sentence": words["ruler"],

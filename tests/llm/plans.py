@@ -95,7 +95,8 @@ def valid_plan_input() -> dict[str, Any]:
             "stages": [{"label": "排队"}, {"label": "挑人"}, {"label": "算一步"}],
         },
         "cast": [{"id": "A", "role": "老请求"}, {"id": "D", "role": "新请求", "state": "new"}],
-        "glossary": [{"term": "调度器", "definition": "决定每一步谁上场的程序。"}],
+        "glossary": [{"term": "调度器", "definition": "决定每一步谁上场的程序。"},
+                     {"term": "KV 缓存", "definition": "存着已算过的 token 的键和值的显存。"}],
         "concepts": concepts,
         "ruler": {
             "sentence": "每个技巧都在指标之间取舍。",
@@ -207,7 +208,10 @@ def frontier_plan_input(corpus: Any) -> dict[str, Any]:
                  {"id": "C", "role": "an old request"},
                  {"id": "D", "role": "a new request", "state": "new"}],
         "glossary": [{"term": "goodput",
-                      "definition": "Requests per second that met every latency target."}],
+                      "definition": "Requests per second that met every latency target."},
+                     {"term": "LLM", "definition": "A large language model."},
+                     {"term": "KV cache",
+                      "definition": "The keys and values of tokens already computed."}],
         "concepts": concepts,
         "ruler": {
             "sentence": "What each technique does to throughput and latency.",

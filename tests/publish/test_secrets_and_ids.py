@@ -114,7 +114,7 @@ def test_a_redirect_to_an_address_with_credentials_is_stored_masked(tmp_path: Pa
 
 USERINFO = st.text(
     alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Zs"), blacklist_characters="/?#\"'<>@\\"
+        blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp"), blacklist_characters="/?#\"'<>@\\"
     ),
     min_size=1,
     max_size=30,
