@@ -553,15 +553,11 @@ def _source_rules(plan: Plan, corpus: Corpus) -> list[Violation]:
                             f"concepts[{i}].{field}", f"number {num} is in no cited quote (H5)"
                         )
                     )
-    page_fields = [("takeaway", plan.takeaway), ("main_thread.sentence", plan.main_thread.sentence)]
-    page_fields += [
-        (f"glossary[{i}].definition", g.definition) for i, g in enumerate(plan.glossary)
-    ]
-    page_fields += [(f"route[{k}].why", s.why) for k, s in enumerate(plan.route)]
-    page_fields += [
-        ("walkthrough.intro", plan.walkthrough.intro),
-        ("ruler.sentence", plan.ruler.sentence),
-    ]
+    # the page-level prose (the cards' fields are checked against their own quotes above)
+    page_level = ("takeaway", "main_thread.sentence", "glossary[", "route[", "walkthrough.intro",
+                  "ruler.sentence")
+    page_fields = [(path, text) for path, text in reader_prose(plan)
+                   if path.startswith(page_level)]
     for path, text in page_fields:
         for num in numbers_in(text):
             if num not in everything:
