@@ -172,9 +172,10 @@ def apply_config(plan: Plan, config: PageConfig, plan_file: str | Path = "plan.j
     data = plan.model_dump(mode="json")
     if config.stuck:
         data["walkthrough"]["concept"] = config.stuck[0]
+    # The stamps are the reader's record in page.toml, never a plan's guess (reader sf7: a
+    # stamp the plan set showed a second "next").
     for c in data["concepts"]:
-        if c["id"] in config.progress:
-            c["progress"] = config.progress[c["id"]]
+        c["progress"] = config.progress.get(c["id"])
     if config.title:
         data["title"] = config.title
     return parse_plan(data, "page.toml + plan.json")

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline import fonts
 from pipeline.artifacts.sim import SweepView
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, new_canvas
@@ -134,9 +135,14 @@ def _heads(cv: Canvas, metrics: list[Any], words: Mapping[str, str], x0: float, 
         cv.stroke(rough.arrow(cv.rng(f"dir-{j}"), tail, tip, 0.3, 0, 4), width=1.2)
 
 
-def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, cell: Cell) -> None:
+def _cell(cv: Canvas, i: int, j: int, x: float, cy: float, cell: Cell, right: float) -> None:
     """One technique x metric cell centred on x: the verdict mark, the number (or a cited
-    amount) and, under it, what the cell shows when it is not the metric's mean."""
+    amount) and, under it, what the cell shows when it is not the metric's mean. A cell whose
+    words would pass `right` (the last column's "-20.4 个点" on a phone) moves left as a whole."""
+    family = cv.layout.family
+    wide = max(fonts.measure(cell.text, family, PCT_SIZE[cell.kind]),
+               fonts.measure(cell.note, family, NOTE_SIZE) if cell.note else 0.0)
+    x = min(x, right - wide + 6)
     _mark(cv, f"cell-{i}-{j}", x - 34, cy, cell.sign, cell.kind)
     if cell.kind == "better":
         _check(cv, f"ok-{i}-{j}", x - 22, cy + 2)
@@ -218,7 +224,7 @@ def _wide(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: list[
         cv.layout.place(row.name(lang), x=INSET + 10, cy=cy, role="label", size=16,
                         anchor="start", max_width=NAME_W - 24)
         for j, cell in enumerate(row.cells):
-            _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, cell)
+            _cell(cv, i, j, NAME_W + col * (j + 0.5), cy, cell, WIDTH - INSET - 2)
         if row.costs:
             _costs(cv, i, row, lang, NAME_W + 10, tops[i] + ROW_H, W_COST_W)
 
@@ -239,7 +245,8 @@ def _narrow(cv: Canvas, rows: Sequence[Row], tops: Sequence[float], metrics: lis
         cv.layout.place(row.name(lang), x=INSET + 6, cy=top + 16, role="label", size=15,
                         anchor="start", max_width=NARROW_W - 2 * INSET - 12)
         for j, cell in enumerate(row.cells):
-            _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + N_CELL_DY, cell)
+            _cell(cv, i, j, INSET + col * (j + 0.5) + 8, top + N_CELL_DY, cell,
+                  NARROW_W - INSET - 2)
         if row.costs:
             _costs(cv, i, row, lang, INSET + 6, top + N_ROW_H, N_COST_W)
     cv.stroke(grid, FAINT, width=1.0)

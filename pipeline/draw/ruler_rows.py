@@ -19,7 +19,10 @@ from pipeline.plan.model import Concept, Effect, Plan, RulerMetric
 FLAT_PCT = 1.0  # |change| below this is "about the same"
 Verdict = Literal["better", "worse", "same", "unstated"]  # unstated: no source says
 CHANGE_SIGN = {"up": 1.0, "down": -1.0, "none": 0.0}
-CITED = {"zh": "据文献", "en": "cited"}
+# A cited direction with no amount in its quote is written as the direction itself: a reader
+# takes a bare "cited" for a production note.
+CITED = {"zh": {"up": "变多", "down": "变少", "none": "不变"},
+         "en": {"up": "more", "down": "less", "none": "unchanged"}}
 UNSTATED = {"zh": "原文未提", "en": "not stated"}
 DEFAULT_P99 = "P99"
 P99_SPELLING = re.compile(r"\b[pP]99\b")
@@ -119,7 +122,8 @@ def is_share(sweep: SweepView, key: str) -> bool:
 def _cited(effect: Effect, metric: RulerMetric, lang: str) -> Cell:
     sign = CHANGE_SIGN[effect.change]
     kind: Verdict = "same" if sign == 0 else verdict(sign * 100.0, metric.better)
-    return Cell(metric, kind, sign, effect.amount or CITED[lang], cited=True)
+    words = CITED["zh" if lang == "zh" else "en"]
+    return Cell(metric, kind, sign, effect.amount or words[effect.change], cited=True)
 
 
 def _unstated(metric: RulerMetric, lang: str) -> Cell:

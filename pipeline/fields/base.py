@@ -145,6 +145,11 @@ class Field(ABC):
         pictures say it all)."""
         return ""
 
+    def once_notes(self, lang: str) -> Mapping[str, str]:
+        """Phrases of `panel_note` a page says on the first card that needs them only: phrase ->
+        what later cards say in its place ({n}: that first card's number)."""
+        return {}
+
     def view(self, result: Json) -> Any:
         """The typed view of a run's result that the field's scenes read."""
         return result

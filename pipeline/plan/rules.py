@@ -479,6 +479,7 @@ def _glossary_rules(plan: Plan) -> list[Violation]:
 # model and chip names with digits (H100, L1, V1) are not asked for; units, company names and
 # the few a reader knows from using a computer need no entry either.
 ABBREVIATION = re.compile(r"(?<![\w-])([A-Z]{2,6})s?(?![\w-]|'\d)")  # not SC'21, a venue
+MODEL_NAME_BEFORE = re.compile(r"[A-Za-z][\w.]*-?\d[\w.]*\s$")  # "GPT-2 " before "XL"
 KNOWN_ABBREVIATIONS = frozenset({"GPU", "CPU", "RAM", "AI", "PC", "OK", "ID", "URL", "USB", "KB",
                                  "MB", "GB", "TB", "PB", "NVIDIA", "AMD", "IBM"})
 
@@ -515,9 +516,12 @@ def _abbreviation_rules(plan: Plan) -> list[Violation]:
     told = " ".join(text for _, text in prose)
     out, seen = [], set()
     for path, text in prose:
-        for abbr in ABBREVIATION.findall(text):
+        for match in ABBREVIATION.finditer(text):
+            abbr = match.group(1)
             if abbr in seen or abbr in KNOWN_ABBREVIATIONS:
                 continue
+            if MODEL_NAME_BEFORE.search(text[: match.start()]):
+                continue  # a size in a model's name, "GPT-2 XL", "T5 XXL": part of the name
             seen.add(abbr)
             if re.search(rf"(?<![\w-]){abbr}s?(?![\w-])", known) or f"({abbr})" in told:
                 continue

@@ -61,7 +61,7 @@ def _stamp(
     concept: Concept, config: PageConfig, lang: str, faces: Mapping[str, page_draw.StampFace]
 ) -> StampView:
     words = ui(lang)
-    state = config.progress.get(concept.id) or concept.progress or DEFAULT_PROGRESS
+    state = config.progress.get(concept.id) or DEFAULT_PROGRESS  # page.toml's record only
     # Each state is drawn once as a <symbol>; a card's stamp is a <use> of it (the page script
     # re-points the <use> and rebuilds the label from <html data-stamp-label> on click).
     return StampView(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from jinja2 import Environment
@@ -31,7 +31,7 @@ from pipeline.paths import templates_dir
 from pipeline.plan.model import Concept, Plan
 from pipeline.plan.placeholders import fill_placeholders
 from pipeline.render import diagrams as page_draw
-from pipeline.render.cards import card_view, stamp_faces
+from pipeline.render.cards import CardView, card_view, stamp_faces
 from pipeline.render.csp import csp_policy, minify_css, minify_js
 from pipeline.render.fonts_used import FONT_FAMILIES, font_css, font_text, hand_runs, licences
 from pipeline.render.glossary import Annotator, Prose
@@ -183,10 +183,10 @@ def _cards(
     """The concept cards and the progress stamps they share."""
     words = ui(plan.lang)
     faces = stamp_faces(plan.lang)
-    cards = [
+    cards = _said_once([
         card_view(i, c, plan, config, sim, notes, overrides, faces)
         for i, c in enumerate(plan.concepts)
-    ]
+    ], plan)
     return {
         "cards": cards,
         "progress_states": PROGRESS_STATES,
@@ -307,3 +307,21 @@ def _assemble(env: Environment, context: Mapping[str, Any]) -> str:
         licences=licences([family for family in FONT_FAMILIES if chars.get(family)]),
     )
     return drop_unused_symbols(page)
+
+
+def _said_once(cards: list[CardView], plan: Plan) -> list[CardView]:
+    """Each field's once-notes (`Field.once_notes`) in full on the first card whose panel note
+    has them; later cards get the field's pointer back to that card."""
+    first: dict[str, int] = {}
+    out = []
+    for card, concept in zip(cards, plan.concepts, strict=True):
+        note = card.panel_note
+        for phrase, again in fields.field(fields.concept_field(concept)).once_notes(plan.lang).items():
+            if phrase not in note:
+                continue
+            if phrase in first:
+                note = note.replace(phrase, again.format(n=first[phrase]))
+            else:
+                first[phrase] = card.number
+        out.append(replace(card, panel_note=note) if note != card.panel_note else card)
+    return out

@@ -20,6 +20,7 @@ from pipeline.render.route import safe_url
 # paragraphs under each link); the whole note stays in sources.json and in the prompt.
 NOTE_MAX_CHARS = 90
 FIRST_SENTENCE = re.compile(r"^.+?(?:[。！？]|[.!?](?=\s|$))")
+BREAKS = (" ", "，", "；", "、", "：")
 
 
 @dataclass(frozen=True)
@@ -81,4 +82,10 @@ def _short_note(note: str) -> str:
     first = FIRST_SENTENCE.match(note)
     if first and len(first.group(0)) <= NOTE_MAX_CHARS:
         return first.group(0)
-    return note[: NOTE_MAX_CHARS - 1].rstrip() + "…"
+    cut = note[: NOTE_MAX_CHARS - 1]
+    # at the last word or clause boundary in the second half, never inside a word (reader sf7
+    # met "with the KV cache moved bet…")
+    at = max(cut.rfind(mark) for mark in BREAKS)
+    if at >= NOTE_MAX_CHARS // 2:
+        cut = cut[:at]
+    return cut.rstrip(" ,;:，；：、") + "…"

@@ -42,7 +42,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "route_minutes": "约 {m} 分钟",
         "route_unknown": "时长未知：读不到原文字数",
         "route_unchecked_all": "这些链接还没确认能打开。",
-        "route_no_minutes": "这几站的原文没有存在本地，估不出阅读用时。",
+        "route_no_minutes": "这几站的原文篇幅不详，估不出阅读用时。",
         "route_unchecked_some": "其中 {n} 个链接还没确认能打开。",
         "route_verified": "已核实 {date}",
         "route_bad": "链接有问题",
@@ -71,7 +71,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "学习进度：{state}（点一下切换）",
         "theme_toggle": "切换白天/黑板主题",
         "glossary_hint": "点一下带下划线的词，看它的一句话定义。",
-        "stamp_hint": "卡片右上角的印章是学习进度，起点是这页的设置文件 page.toml 里记下的（没记就是未标记）；点一下印章可以改，改动只留在这个浏览器里。",
+        "stamp_hint": "卡片右上角的印章记学习进度（做这页的人可能已先标好几张）；点一下印章可以改，改动只留在这个浏览器里。",
         "skip": "跳到卡片",
         "no_sources": "（没有带网址的资料）",
         "separator": "、",
@@ -107,7 +107,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "route_minutes": "about {m} min",
         "route_unknown": "length unknown: the text could not be counted",
         "route_unchecked_all": "These links have not been confirmed to open.",
-        "route_no_minutes": "No copy of these pages is saved here, so no reading time is given.",
+        "route_no_minutes": "The length of these pages is not known, so no reading time is given.",
         "route_unchecked_some": "{n} of these links have not been confirmed to open.",
         "route_verified": "verified {date}",
         "route_bad": "link problem",
@@ -138,9 +138,9 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "Progress: {state} (click to change)",
         "theme_toggle": "Switch between paper and chalkboard theme",
         "glossary_hint": "Tap an underlined word to see its one-sentence definition.",
-        "stamp_hint": "The stamp on each card is your learning progress, starting from what this "
-        "page's settings file page.toml records (unmarked if nothing); tap a stamp to change "
-        "it, the change stays in this browser.",
+        "stamp_hint": "The stamp on each card marks learning progress (whoever made this page "
+        "may have marked a few already); tap a stamp to change it, the change stays in this "
+        "browser.",
         "skip": "Skip to the cards",
         "no_sources": "(no sources with an address)",
         "separator": ", ",

@@ -57,8 +57,8 @@ def _llama_8b_16(m: int, overlap: bool = True) -> Workload:
 # Sharding's traffic shows where it crosses servers: inside one node NVLink hides it all
 _DP16 = ("Llama-3-8B on 16 H100s in 2 nodes, data parallel, 4 micro-batches of one 2,048-token "
          "sequence per GPU a step")
-_70B = ("Llama-3-70B on 64 H100s: tp 8 in a node, pp 4, dp 2, ZeRO-1, 64 sequences of 8,192 "
-        "tokens a step (32 micro-batches)")
+_70B = ("Llama-3-70B on 64 H100s: tensor parallel 8 in a node, pipeline 4, data parallel 2, "
+        "ZeRO-1, 64 sequences of 8,192 tokens a step (32 micro-batches)")
 _16 = "Llama-3-8B on 16 H100s in 2 nodes, data parallel with ZeRO-1, sequences of 2,048 tokens"
 
 TECHNIQUES: tuple[TrainingTechnique, ...] = (

@@ -79,7 +79,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         {"dp": 2, "tp": 8, "pp": 4},
         global_batch=64,
         seq_len=8192,
-        title="Llama-3-70B on 64 H100s: tp 8 in a node, pp 4 and dp 2 across nodes",
+        title=("Llama-3-70B on 64 H100s: tensor parallel 8 in a node, pipeline 4 and data "
+               "parallel 2 across nodes"),
     ),
     "gpt-3-175b-1024xa100": _megatron(
         "gpt-3-175b",

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
+from pipeline.draw.ruler_rows import CITED  # a quote's direction, when it gives no amount
 from pipeline.plan.model import load_plan
 from tests.tujie_process import REPO, tujie
 
@@ -17,7 +18,6 @@ pytestmark = pytest.mark.browser
 
 SRC = REPO / "examples" / "cpu-caches"
 EMPTY = ("", "–", "-", "?")  # what an unfilled cell would show
-CITED = "cited"  # the ruler's word for a direction given by a quote with no amount
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +59,7 @@ def test_no_ruler_cell_is_empty(built: Path) -> None:
     for svg in rulers:  # the wide ruler and the phone's
         texts = [t.get_text().strip() for t in svg.select("text")]
         assert not [t for t in texts if t in EMPTY], f"{svg.get('id')}: an empty cell"
-        cells = [t for t in texts if t == CITED or t in amounts]
+        cells = [t for t in texts if t in CITED["en"].values() or t in amounts]
         assert len(cells) == len(rows) * len(plan.ruler.metrics), (svg.get("id"), texts)
         for concept in rows:
             assert concept.name in texts, f"{svg.get('id')}: no row for {concept.id}"

@@ -238,14 +238,19 @@ def test_an_unmarked_stamp_is_an_empty_ring_named_for_assistive_tech(soup: Beaut
         "stamp-sym-unmarked", "stamp-sym-learned", "stamp-sym-review", "stamp-sym-next"]
 
 
-def test_footer_has_licences_illustrative_note_and_build_info(soup: BeautifulSoup) -> None:
+def test_footer_has_licences_and_build_info_and_the_cards_explain_their_tags(soup: BeautifulSoup) -> None:
     footer = soup.select_one("section[data-section=footer]")
     assert footer is not None
     about = footer.select_one("details.about")  # folded, the last thing on the page (P24)
     assert about is not None and about.find_next_sibling() is None
     assert "Open Font License" in about.select_one(".licences").get_text()
     assert "abc123" in about.select_one("dl.build").get_text()
-    assert "示意值" in footer.get_text()
+    # the tags are explained where the cards start, not after them (reader cc6)
+    cards = soup.select_one("section[data-section=cards]")
+    note = cards.select_one("p.note-illustrative")
+    assert note is not None and "示意值" in note.get_text()
+    assert note.find_previous("article") is None
+    assert footer.select_one("p.note-illustrative") is None
 
 
 def test_render_is_deterministic(small_plan: Plan, small_config: PageConfig, html: str) -> None:
@@ -361,4 +366,20 @@ def test_the_route_states_only_the_reading_rates_its_minutes_use() -> None:
         [stop("zh")], "en")
     both = _route_rule([stop("en"), stop("zh")], "zh")
     assert "300 字" in both and "200 词" in both
-    assert _route_rule([stop("", None)], "en").startswith("No copy")
+    assert _route_rule([stop("", None)], "en").startswith("The length of these pages")
+
+
+def test_a_stamp_the_plan_sets_but_page_toml_does_not_is_not_drawn(
+    small_plan: Plan, small_config: PageConfig
+) -> None:
+    """The stamps are the reader's record in page.toml: a progress a plan carries for a card
+    page.toml leaves out (a model's or an old plan's guess) starts unmarked (reader sf7 met two
+    "next" stamps where page.toml marks one)."""
+    batch = small_plan.concept("batch")
+    assert batch is not None and "batch" not in small_config.progress
+    guessed = small_plan.model_copy(update={"concepts": [
+        c.model_copy(update={"progress": "next"}) if c.id == "batch" else c
+        for c in small_plan.concepts]})
+    html = render_page(guessed, fixture_corpus(), small_config, fixture_sim(), fixture_links())
+    stamp = BeautifulSoup(html, "html.parser").select_one("article#card-batch button.stamp")
+    assert stamp is not None and stamp["data-state"] == "unmarked"

@@ -80,3 +80,23 @@ def test_a_card_that_changes_the_casts_prompts_says_so() -> None:
         n = first.tokens[rid] - (1 if rid in first.emitted else 0)
         assert n != prompt and f"{rid} {n}" in said["prefix_caching"]
     assert f"开头 {shared} 个 token 是同一段" in said["prefix_caching"]
+
+
+@pytest.mark.parametrize("name", ["llm-inference", "llm-inference-en"])
+def test_the_comic_clock_says_it_is_illustrative_once_and_later_cards_point_back(name: str) -> None:
+    """The enlarged per-token charge is explained on the first card the comic clock times; the
+    later ones keep their formula (a reader's sum still gives every step) and point back to that
+    card instead of repeating the paragraph (reader li7: the same note on six cards)."""
+    from pipeline.fields.serving.clock import LINEAR_AGAIN, LINEAR_TAIL
+
+    page = _render(name)
+    soup = BeautifulSoup(page.html, "html.parser")
+    key = page.plan.lang
+    notes = [(int(card.select_one(".card-index").get_text().split("/")[0]),
+              note.get_text()) for card in soup.select("article.card")
+             if (note := card.select_one("p.panel-note")) is not None]
+    full = [n for n, text in notes if LINEAR_TAIL[key] in text]
+    assert len(full) == 1, notes
+    back = [text for n, text in notes if re.search(LINEAR[key], text) and n not in full]
+    assert back, "the example times more than one card on the comic clock"
+    assert all(LINEAR_AGAIN[key].format(n=full[0]) in text for text in back), back

@@ -5,6 +5,8 @@ is never a link."""
 from __future__ import annotations
 
 from bs4 import BeautifulSoup
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipeline.artifacts.sources import Corpus, Paragraph, ReadingListEntry, Source, normalize_url
 from pipeline.config import PageConfig
@@ -112,3 +114,20 @@ def test_the_page_footer_lists_a_saved_copy_and_its_entry_once() -> None:
     ]
     assert notes.title not in " ".join(items)  # merged under the entry's title
     assert notes.path not in soup.get_text()
+
+
+@given(st.lists(st.text(alphabet=st.characters(codec="utf-8", categories=("L", "Nd")),
+                        min_size=1, max_size=14), min_size=12, max_size=30),
+       st.sampled_from([" ", "，"]))
+def test_a_long_note_is_cut_between_words_never_inside_one(words: list[str], sep: str) -> None:
+    """A note too long for the list (and with no short first sentence) ends at a word or
+    clause boundary: what is shown is whole words of the note, then "…"."""
+    from pipeline.render.source_list import _short_note
+
+    note = sep.join(words)
+    shown = _short_note(note)
+    assert len(shown) <= NOTE_MAX_CHARS
+    if len(note) > NOTE_MAX_CHARS:
+        assert shown.endswith("…")
+        kept = shown[:-1].split(sep)
+        assert kept == words[: len(kept)], (shown, note)

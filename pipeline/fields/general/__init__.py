@@ -54,8 +54,8 @@ class GeneralField(Field):
         "zh": {
             "ruler_legend": "每一行是一招：让哪项指标变好、哪项变差，方向出自所引原文，各行比的对象是各自原文里的做法。",
             "illustrative_note": "标着“引自原文”的图，数字照引原文（原文自己的统计、测量或它举的例子，原文说是示意的仍是示意）；"
-            "标着“据原文算”的图，有的数是 tujie 只用原文的数按公式算出的，原文里未必写着；"
-            "标着“示意值”的图和表用小算例：有的数照引原文，其余是取整的示意数或由 tujie 按公式算出，"
+            "标着“据原文算”的图，有的数是本页只用原文的数按公式算出的，原文里未必写着；"
+            "标着“示意值”的图和表用小算例：有的数照引原文，其余是取整的示意数或由本页按公式算出，"
             "便于手算核对，不是实测。",
         },
         "en": {
@@ -64,9 +64,9 @@ class GeneralField(Field):
             "illustrative_note": "Diagrams tagged “quoted” write only numbers quoted from the "
             "articles (their own surveys, measurements or worked examples: what an article calls "
             "illustrative stays illustrative); diagrams tagged “from quotes” also write numbers "
-            "tujie computed from those alone, which an article may not print; "
+            "this page computed from those alone, which an article may not print; "
             "diagrams and tables tagged “illustrative” use small worked examples: some numbers "
-            "quoted, the rest chosen small and round or computed by tujie, small enough to "
+            "quoted, the rest chosen small and round or computed by this page, small enough to "
             "check by hand, and not measurements.",
         },
     }

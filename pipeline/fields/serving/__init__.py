@@ -185,6 +185,12 @@ class ServingField(Field):
 
         return " ".join(t for t in (clock_note(views, lang), cast_note(views, lang)) if t)
 
+    def once_notes(self, lang: str) -> Mapping[str, str]:
+        from pipeline.fields.serving.clock import LINEAR_AGAIN, LINEAR_TAIL
+
+        key = "zh" if lang == "zh" else "en"
+        return {LINEAR_TAIL[key]: LINEAR_AGAIN[key]}
+
     def values(self, result: Json) -> Mapping[str, str]:
         return trace_values(TraceView.from_json(result))
 

@@ -53,6 +53,19 @@ TIMED_SCENES = frozenset({"clock", "clock_total", "clock_mean", "bars", "disagg"
 SIDE_WORDS = {"zh": {"trouble": "烦恼图", "fix": "办法图"}, "en": {"trouble": "trouble", "fix": "fix"}}
 
 
+# A reader set the comic's per-token charge against the memory-bound lesson (on a GPU one more
+# decode token in a step costs almost nothing): the first card it times says it is enlarged, the
+# later ones point back (a page repeating it on six cards read as boilerplate, reader li7).
+LINEAR_TAIL = {
+    "zh": "（示意成本，不是某块 GPU 的实测：每个 token 的加价放大了，好让小算例看得出差别；"
+          "真实 GPU 上解码多一个请求几乎不加时间）",
+    "en": " (an illustrative cost, not any GPU's measurement: the per-token charge is enlarged "
+          "so a small example shows a difference; on a real GPU one more decoding request adds "
+          "almost no time)",
+}
+LINEAR_AGAIN = {"zh": "（示意成本，见第 {n} 张卡）", "en": " (an illustrative cost: see card {n})"}
+
+
 def clock_note(views: Sequence[tuple[str, str, object]], lang: str) -> str:
     """The card's clock line from its (side, scene, run view) triples, or "" when no panel
     writes times in ms. Two panels on different clocks each get theirs, named by side."""
@@ -81,13 +94,7 @@ def clock_note(views: Sequence[tuple[str, str, object]], lang: str) -> str:
         parts = [f"{words[sides[0]]}{'里' if zh else ': '}{text}" for text, sides in said.items()]
     tail = ""
     if linear:
-        # a reader set the comic's per-token charge against the memory-bound lesson (on a GPU
-        # one more decode token in a step costs almost nothing): the line says it is enlarged
-        tail = ("（示意成本，不是某块 GPU 的实测：每个 token 的加价放大了，好让小算例看得出差别；"
-                "真实 GPU 上解码多一个请求几乎不加时间）" if zh else
-                " (an illustrative cost, not any GPU's measurement: the per-token charge is "
-                "enlarged so a small example shows a difference; on a real GPU one more decoding "
-                "request adds almost no time)")
+        tail = LINEAR_TAIL["zh" if zh else "en"]
     head = "时钟：" if zh else "Clock: "
     return head + ("；" if zh else "; ").join(parts) + tail + ("。" if zh else ".")
 

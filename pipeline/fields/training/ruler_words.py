@@ -34,11 +34,22 @@ WORKLOADS = {
                  "16 GPUs in 2 nodes, 4 micro-batches"),
 }
 # technique id -> (zh baseline, en baseline, workload key)
-PLAIN_DP = ("普通数据并行（每张卡存全套模型状态）", "plain data parallelism (every GPU holds all model states)")
+PLAIN_DP = ("普通数据并行（每张卡存全套模型状态；这一行：{zh}）",
+            "plain data parallelism (every GPU holds all model states; this row: {en})")
+
+
+def _plain_dp(zh: str, en: str) -> tuple[str, str, str]:
+    return PLAIN_DP[0].format(zh=zh), PLAIN_DP[1].format(en=en), "dp16"
+
+
 ROWS = {
-    "zero_1": (*PLAIN_DP, "dp16"),
-    "zero_2": (*PLAIN_DP, "dp16"),
-    "zero_3": (*PLAIN_DP, "dp16"),
+    "zero_1": _plain_dp("ZeRO-1，切分优化器状态", "ZeRO-1, the optimizer states sharded"),
+    "zero_2": _plain_dp("ZeRO-2，梯度也切分，每个微批反向后都要 reduce-scatter",
+                        "ZeRO-2, gradients sharded too, so it reduce-scatters after every "
+                        "micro-batch's backward pass"),
+    "zero_3": _plain_dp("ZeRO-3，权重也切分，每层前向、反向前都要收集权重",
+                        "ZeRO-3, weights sharded too, gathered before every layer's forward "
+                        "and backward pass"),
     "full_recompute": ("不重算（激活全部存着）", "no recomputation (every activation kept)",
                        "dp8_recompute"),
     "tp_for_recompute": ("全量重算，数据并行 8 份（这一行：每层拆到 2 张卡、数据并行 4 份，不重算）",

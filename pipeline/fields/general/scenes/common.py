@@ -41,7 +41,7 @@ WORDS: dict[str, dict[str, str]] = {
         "change": "变化",
         "same": "没变",
         "free": "空位",
-        "zoom": "比另一格放大 {n} 倍画",
+        "zoom": "本格比另一格画大了 {n} 倍",
         "waiting": "等待",
         "working": "在做",
         "time": "时间",

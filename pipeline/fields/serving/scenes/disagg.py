@@ -22,6 +22,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     fmt,
+    partner_trace,
     phase,
 )
 
@@ -83,7 +84,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = WORDS[ctx.lang]
     draw_key(cv, ctx, ["new", "running"], x0=T_X0)
     order = lanes(trace)
-    span = max((s.end for s in trace.steps), default=1.0) * 1.02 or 1.0
+    # one clock for both panels (reader sf7: equal TTFT brackets drawn at different lengths)
+    runs = [trace, *([partner] if (partner := partner_trace(ctx)) is not None
+                     and partner.cost.time_unit == trace.cost.time_unit else [])]
+    span = max((s.end for run in runs for s in run.steps), default=1.0) * 1.02 or 1.0
 
     def xs(t: float) -> float:
         return T_X0 + t / span * (T_X1 - T_X0)

@@ -27,6 +27,7 @@ from pipeline.fields.serving.scenes.common import (
     SceneContext,
     SceneResult,
     fmt,
+    partner_trace,
     request_ids,
     steps,
 )
@@ -172,7 +173,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     assert trace is not None
     rids = request_ids(trace, 4)
     cols = steps(trace)
-    width = (SCENE_X1 - LANE_X0) / max(len(cols), 1)
+    # one step width for both panels, so fewer steps draw a shorter row (reader sf7: 8 and 6
+    # steps were both stretched to the panel's width)
+    partner = partner_trace(ctx)
+    width = (SCENE_X1 - LANE_X0) / max(len(cols), len(steps(partner)) if partner else 0, 1)
     speculative = any(s.drafts for s in trace.steps)
     x = draw_key(cv, ctx, ["new"] if speculative else ["new", "running"])
     if speculative:
