@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -347,6 +348,10 @@ def _fail(err: BaseException, *, json_mode: bool) -> int:
         # more may be written there, not even Python's own flush at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PROBLEMS
+    if isinstance(err, KeyboardInterrupt):
+        # the build has stopped and said so: a second Ctrl-C while Python tears down (a user
+        # pressing twice, a worker's signal) must not turn exit 130 into a death by SIGINT
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     expected = isinstance(err, TujieError | KeyboardInterrupt)
     if os.environ.get(DEBUG_ENV) and not expected:
         traceback.print_exception(err)

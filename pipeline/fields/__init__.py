@@ -161,6 +161,9 @@ def partner_view(plan: Plan, concept: Concept, side: str, sim: SimResults) -> An
     other = concept.fix if side == "trouble" else concept.trouble
     if mine.scenario and other.scenario == mine.scenario:
         return run_view(plan, concept, other, sim)
+    if (mine.scenario and other.scenario and mine.scene == other.scene
+            and field(concept_field(concept)).cross_partner(mine.scene)):
+        return run_view(plan, concept, other, sim)
     if mine.example and other.example:
         # two worked examples: the other panel with its numbers (one scale for both)
         from pipeline.draw.scene import PanelPartner

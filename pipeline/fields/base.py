@@ -145,6 +145,12 @@ class Field(ABC):
         pictures say it all)."""
         return ""
 
+    def cross_partner(self, scene: str) -> bool:
+        """Whether `scene` also reads the card's other panel when that panel draws another
+        scenario in the same scene (one scale across the card); by default only a run of the
+        same scenario is a partner."""
+        return False
+
     def once_notes(self, lang: str) -> Mapping[str, str]:
         """Phrases of `panel_note` a page says on the first card that needs them only: phrase ->
         what later cards say in its place ({n}: that first card's number)."""

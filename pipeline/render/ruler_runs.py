@@ -48,7 +48,8 @@ WORDS = {
         "machine": "{model}，{gpu} GPU，耗时由校准过的代价模型估算",
         "how": "数值是模拟器测的（{machine}）；没有标注的格子是平均值",
         "p99": "；标 {p99} 的是第 99 百分位，即最慢那 1% 的值",
-        "tpot": "；标 TPOT 的是平均每个输出 token 的时间（一步写出好几个 token 时，出字间隔按一次算）",
+        "tpot": "；标 TPOT 的是首字之后平均每个 token 的时间：一步写出好几个 token 时它变小，"
+                "出字间隔却把这几个 token 算作一次间隔，所以这一格写 TPOT",
         "end": "。",
         "sep": "：",
         "small": "卡片里的图是小算例，数字和这里的不同。",
@@ -66,8 +67,9 @@ WORDS = {
         "machine": "{model} on {gpu} GPUs, step times estimated by the calibrated cost model",
         "how": "The numbers are the simulator's ({machine}); unmarked cells are means",
         "p99": "; {p99} marks the 99th percentile, what the slowest 1% see",
-        "tpot": "; TPOT is the time per output token (a step that writes several tokens at once "
-                "counts as one inter-token gap)",
+        "tpot": "; TPOT is the mean time per output token after the first: a step that writes "
+                "several tokens at once lowers it, where the inter-token gap counts those tokens "
+                "as one gap, so the cell shows TPOT",
         "end": ".",
         "sep": ": ",
         "small": " The cards draw small examples, so their numbers differ from these.",

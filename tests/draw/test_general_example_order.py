@@ -8,7 +8,7 @@ import json
 
 from pipeline.fields.general import compare_rows
 from pipeline.fields.general.example import ExampleView, evaluate_example
-from pipeline.plan.model import Concept, Panel, Quantity, WorkedExample
+from pipeline.plan.model import Concept, Panel, Quantity, ShowRole, WorkedExample
 
 DECLARED = ["principal", "fee", "final"]  # not alphabetical
 
@@ -34,9 +34,23 @@ def test_the_table_of_two_examples_follows_the_declared_order() -> None:
     high, low = _stored("high", 1), _stored("low", 0.1)
     concept = Concept(
         id="fees", field="general", name="费率", name_en="fees", problem_left="x", body="x",
-        trouble=Panel(caption="x", scene="before_after", example="high"),
+        trouble=Panel(caption="x", scene="before_after", example="high",
+                      show=[ShowRole(role="before", quantities=["principal"])]),
         fix=Panel(caption="x", scene="before_after", example="low"), solves="x", costs="x",
     )
     rows = compare_rows(concept, high, low)
     assert [r.label for r in rows] == ["本金 (元)", "费率 (%)", "终值 (元)"]
     assert [(r.without, r.with_) for r in rows][1:] == [("1", "0.1"), ("99", "99.9")]
+
+
+def test_the_table_of_two_examples_leaves_out_what_is_equal_and_undrawn() -> None:
+    """Equal in both examples and in no picture (the same principal here): nothing to compare,
+    so no row; with nothing different at all, every row stays."""
+    high, low = _stored("high", 1), _stored("low", 0.1)
+    concept = Concept(
+        id="fees", field="general", name="费率", name_en="fees", problem_left="x", body="x",
+        trouble=Panel(caption="x", scene="before_after", example="high"),
+        fix=Panel(caption="x", scene="before_after", example="low"), solves="x", costs="x",
+    )
+    assert [r.label for r in compare_rows(concept, high, low)] == ["费率 (%)", "终值 (元)"]
+    assert len(compare_rows(concept, high, _stored("low", 1))) == 3

@@ -605,3 +605,39 @@ def test_one_of_a_plural_unit_is_written_in_the_singular() -> None:
     assert with_unit("1", "GPUs") == "1 GPU" and with_unit("1", "ms") == "1 ms"
     assert with_unit("1", "元") == "1 元" and with_unit("1", "%") == "1%"
     assert singular("class") == "class" and singular("ns") == "ns"
+
+
+def test_two_line_panels_of_a_card_share_one_height_axis() -> None:
+    """Simple interest 10000 -> 31000 beside compound interest up to 76123: the simple line is
+    drawn as low in the trouble as in the fix (reader hh6: steep alone, flat beside the
+    compound one); a partner in another unit, or one that would flatten it past seeing, does
+    not set its scale."""
+    from pipeline.draw.scene import PanelPartner
+
+    def end_label_y(partner_top: float | None, unit: str = "yuan") -> float:
+        quantities = [Quantity(name=f"s{i}", label=f"simple {i}", unit="yuan",
+                               kind="illustrative", value=v)
+                      for i, v in enumerate((10000, 17000, 24000, 31000))]
+        if partner_top is not None:
+            quantities += [Quantity(name=f"c{i}", label=f"compound {i}", unit=unit,
+                                    kind="illustrative", value=v)
+                           for i, v in enumerate((10000, 19672, 38697, partner_top))]
+        view = ExampleView.from_json(evaluate_example(
+            WorkedExample(id="i", title="i", quantities=quantities)))
+        simple = Panel(caption="x", scene="line", example="i",
+                       show=[ShowRole(role="series", quantities=["s0", "s1", "s2", "s3"])])
+        compound = Panel(caption="x", scene="line", example="i",
+                         show=[ShowRole(role="series", quantities=["c0", "c1", "c2", "c3"])])
+        card = Concept(id="ci", name="C", name_en="C", problem_left="-", body="-",
+                       trouble=simple, fix=compound, solves="-", costs="-")
+        partner = PanelPartner(compound, view) if partner_top is not None else None
+        svg = draw_panel(card, "trouble", simple, view, view.values(), lang="en",
+                         scene=FIELD.scenes()["line"], partner=partner)
+        assert_clean(svg)
+        (y,) = [float(t.get("y") or 0) for t, w in texts(svg) if w.startswith("simple 3")]
+        return y
+
+    alone, paired = end_label_y(None), end_label_y(76123)
+    assert paired > alone + 20, "beside the compound line the simple one ends lower"
+    assert end_label_y(76123, unit="years") == alone
+    assert end_label_y(31000 * 9) == alone  # flattened 9x: keeps its own scale

@@ -268,3 +268,25 @@ def test_zero_3s_missing_bf16_gradients_are_explained_not_zeroed() -> None:
         desc = _draw("zero_sharding", "memory", "with", lang, {"zero": 3})
         assert said in desc, desc[desc.find("<desc"):][:400]
     assert "only their fp32" not in _draw("zero_sharding", "memory", "with", "en", {"zero": 2})
+
+
+def test_two_memory_pictures_of_different_runs_share_one_scale() -> None:
+    """A card whose trouble and fix are memory pictures of two scenarios (a played model drew
+    naive pipelining against tensor parallelism) draws both at one GB scale: beside a fuller
+    partner the HBM line sits lower than alone; the card's partner is the other run only for
+    the memory scene."""
+    view, values = run_view("pipeline_bubble", "without")
+    fuller, _ = run_view("zero_sharding", "without")
+    assert fuller.peak.total > max(view.pair_peak, view.hbm)
+    panel = Panel.model_validate({"caption": "{gpus}", "scene": "memory",
+                                  "scenario": "pipeline_bubble", "variant": "without"})
+
+    def hbm_y(partner: object) -> float:
+        svg = draw_panel(_concept(panel), "fix", panel, view, values, lang="en",
+                         scene=TRAINING.scenes()["memory"], partner=partner)
+        (y,) = [float(t.get("y") or 0) for t in ET.fromstring(svg).iter(f"{NS}text")
+                if (t.text or "").startswith("HBM")]
+        return y
+
+    assert hbm_y(fuller) > hbm_y(None) + 5
+    assert TRAINING.cross_partner("memory") and not TRAINING.cross_partner("pipeline")

@@ -154,10 +154,16 @@ def compare_rows(
         return []
     if before.id != after.id:
         common = [n for n in after.quantities if n in before.quantities]
+        # what the two examples share unchanged and no panel draws (the cache's size, its line)
+        # compares nothing: the table keeps the rows that differ and those a picture shows
+        # (reader cc7 met seven equal rows before the one that answered the question)
+        drawn = {n for p in (concept.trouble, concept.fix) for e in p.show for n in e.quantities}
+        kept = [n for n in common if n in drawn
+                or before.quantities[n].text != after.quantities[n].text]
         return [
             CompareRow(f"{after.quantities[n].label}" + _unit(after.quantities[n].unit),
                        before.quantities[n].text, after.quantities[n].text)
-            for n in common
+            for n in (kept or common)
         ]
     rows = []
     shown = [[n for e in p.show for n in e.quantities] for p in (concept.trouble, concept.fix)]

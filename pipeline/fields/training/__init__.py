@@ -75,6 +75,11 @@ class TrainingField(Field):
     def catalogue(self) -> Catalogue:
         return build_catalogue()
 
+    def cross_partner(self, scene: str) -> bool:
+        # two memory pictures of different runs still compare on one GB scale (reader hf2: a
+        # played model's card drew them 2.4x apart)
+        return scene == "memory"
+
     def ruler_row_words(self, tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
         from pipeline.fields.training.ruler_words import row_words
 

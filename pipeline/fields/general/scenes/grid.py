@@ -44,13 +44,15 @@ def _count(cv: Canvas, value: float, name: str) -> int:
 
 def layout(n: int) -> tuple[int, int, float]:
     """(columns, rows, cell size): the largest square cells that fit n in the grid area."""
-    best = (1, 1, 0.0)
+    fits = []
     for cols in range(1, max(n, 1) + 1):
         rows = math.ceil(n / cols) if n else 1
-        cell = min((GRID_X1 - GRID_X0) / cols, (GRID_Y1 - GRID_Y0) / rows, MAX_CELL)
-        if cell > best[2] + 1e-9:
-            best = (cols, rows, cell)
-    return best
+        fits.append((min((GRID_X1 - GRID_X0) / cols, (GRID_Y1 - GRID_Y0) / rows, MAX_CELL), rows))
+    size = max(cell for cell, _rows in fits)
+    # at that size the fewest rows, each as full as it can be: four cores read as a row, not a
+    # column, and eight cells as two rows of four
+    rows = min(r for cell, r in fits if cell >= size - 1e-9)
+    return (math.ceil(n / rows) if n else 1), rows, size
 
 
 def cell(cv: Canvas, eid: str, x: float, y: float, size: float, kind: str) -> None:
@@ -102,13 +104,14 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                 size - CELL_GAP,
                 kind,
             )
-    entries: list[tuple[str | None, str]] = [
-        (None, f"{slots_q.label} {amount(slots_q)}"),
-        ("held", f"{held_q.label} {amount(held_q)}"),
-    ]
-    if new_qs:
+    # a kind no cell shows is left out of the legend, like "free 0" (reader cc6 met "copies
+    # kept 0" beside four cells that were all new or freed)
+    entries: list[tuple[str | None, str]] = [(None, f"{slots_q.label} {amount(slots_q)}")]
+    if held:
+        entries.append(("held", f"{held_q.label} {amount(held_q)}"))
+    if new:
         entries.append(("new", f"{new_qs[0].label} {amount(new_qs[0])}"))
-    if freed_qs:
+    if freed:
         entries.append(("freed", f"{freed_qs[0].label} {amount(freed_qs[0])}"))
     if free:  # a grid with no free slot has no such kind to explain ("free 0" is noise)
         entries.append(("free", f"{ctx.word('free')} {with_unit(str(free), slots_q.unit)}"))

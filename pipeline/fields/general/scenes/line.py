@@ -30,10 +30,12 @@ from pipeline.fields.general.scenes.common import (
     amount,
     fitted_height,
     non_negative,
+    partner_quantities,
     refuse,
     role_entries,
     spread,
 )
+from pipeline.fields.general.scenes.rows import ZOOM_AT
 
 KIND = "line"
 PLOT_X0 = SCENE_X0 + 8
@@ -62,6 +64,19 @@ def _place_if_free(
             return
 
 
+def _card_top(ctx: SceneContext, points: list[QuantityView]) -> float:
+    """The height axis's top: this panel's highest point, or both panels' when the card's other
+    panel is a line in the same unit that would not flatten this one past seeing (reader hh6:
+    the same 10,000 -> 31,000 line was steep in one panel and flat in the other)."""
+    own = max(q.value for q in points)
+    other = partner_quantities(ctx, KIND, ("series",))
+    theirs = other["series"] if other else []
+    if not theirs or len({q.unit for q in [*points, *theirs]}) != 1:
+        return own
+    both = max(own, *(q.value for q in theirs))
+    return both if own > 0 and both / own < ZOOM_AT else own
+
+
 def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     series = role_entries(cv, ctx, KIND, "series")[:MAX_SERIES]
     if not series:
@@ -70,7 +85,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         non_negative(cv, KIND, points)
         if len(points) < 2:
             raise refuse(cv, KIND, "draws a line through 2 or more points: give a series 2-8 values")
-    top = max(q.value for points in series for q in points)
+    top = _card_top(ctx, [q for points in series for q in points])
     steps = max(len(p) for p in series)
     pitch = (PLOT_X1 - PLOT_X0) / (steps - 1)
     # the axes: the steps run right (unnamed: they may be years, minutes or a function's

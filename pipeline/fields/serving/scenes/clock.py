@@ -135,7 +135,10 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     )
     cv.layout.place("0", x=xs(0), cy=AXIS_Y + 14, role="axis", size=SMALL_SIZE, floor=None)
     ax = xs(arrival)
-    cast.bean(cv, rid, ax, AXIS_Y - 30, "new", eid=f"clock-{rid}", focus=rid in ctx.focus)
+    # the cast's colour as the timeline gives it (reader li7: A drawn orange, "just arrived,
+    # prefilling", on a clock where it decodes): orange only for a later arrival
+    cast.bean(cv, rid, ax, AXIS_Y - 30, "new" if arrival > 0 else "running", eid=f"clock-{rid}",
+              focus=rid in ctx.focus)
     cv.stroke(rough.line(rng, (ax, AXIS_Y - 10), (ax, AXIS_Y + 6), 0.3, 1), width=1.6)
     if ax - xs(0) > 14:
         cv.layout.place(
@@ -227,9 +230,9 @@ def _draw_two(cv: Canvas, ctx: SceneContext, rids: list[str]) -> SceneResult:
         rng = cv.rng(f"axis-{rid}")
         cv.stroke(rough.arrow(rng, (TWO_LANES_X0 - 6, axis_y), (AXIS_X1 + 8, axis_y), 0.5, 0, 7),
                   width=1.5)
-        cast.bean(cv, rid, SCENE_X0 + 14, axis_y - 6, "new", eid=f"clock-{rid}",
-                  focus=True)
         arrival = trace.requests[rid].arrival
+        cast.bean(cv, rid, SCENE_X0 + 14, axis_y - 6, "new" if arrival > 0 else "running",
+                  eid=f"clock-{rid}", focus=True)
         ax = xs(arrival)
         cv.stroke(rough.line(rng, (ax, axis_y - 10), (ax, axis_y + 6), 0.3, 1), width=1.6)
         if ax - xs(0) > 14:

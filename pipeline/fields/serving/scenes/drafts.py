@@ -44,7 +44,7 @@ WORDS = {
            "stats": "{rid} 每步 {tps} 个 token，每字 {tpot} {unit}", "kept": "草稿留下 {kept}/{drafted}",
            "token": "", "tokens": "", "step": "步", "steps": "步", "ms": "毫秒",
            "plain": "没有草稿"},
-    "en": {"accepted": "accepted", "rejected": "thrown away", "bonus": "target's token",
+    "en": {"accepted": "accepted", "rejected": "thrown away", "bonus": "big model's token",
            "stats": "{rid}: {tps} {tok}/step, TPOT {tpot} {unit}",
            "token": "token", "tokens": "tokens", "step": "step", "steps": "steps", "ms": "ms",
            "kept": "{kept}/{drafted} drafts kept", "plain": "no drafts"},

@@ -7,7 +7,8 @@ parallelism's slices) are bracketed on the bar's right with how many ways they a
 the mechanism, not only the total, is in the picture.
 
 Bars share one scale across the card's two panels: the larger of the fuller GPU of the two runs
-and the HBM, so the trouble and the fix compare at one scale. Every size is the
+(of one scenario, or of two when both panels are memory pictures) and the HBM, so the trouble
+and the fix compare at one scale. Every size is the
 run's `memory` (bytes, DeepSpeed's accounting for the model states, Korthikanti et al. for the
 activations).
 """
@@ -70,7 +71,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = TEXT[ctx.lang]
     draw_key(cv, ctx.lang, ["params", "grads", "optimizer", "activations"],
              short=KEY_WORDS[ctx.lang])
-    top = max(view.pair_peak, view.peak.total, view.hbm)
+    other = ctx.partner if isinstance(ctx.partner, TrainingView) else None
+    top = max(view.pair_peak, view.peak.total, view.hbm, other.peak.total if other else 0.0)
     scale = (BAR_BOT - BAR_TOP) / top
     hbm_y = BAR_BOT - view.hbm * scale
     n = len(view.memory)
@@ -79,9 +81,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     for rank, mem in enumerate(view.memory):
         cx = BARS_X0 + pitch * (rank + 0.5)
         _bar(cv, rank, mem, cx - bar_w / 2, bar_w, scale, hbm_y)
-        cv.layout.place(words["total"].format(v=gb(mem.total)), x=cx,
-                        cy=total_cy(BAR_BOT - mem.total * scale, hbm_y), role="label",
-                        size=SMALL_SIZE, floor=None)
+        total, bar_top = words["total"].format(v=gb(mem.total)), BAR_BOT - mem.total * scale
+        cy = total_cy(bar_top, hbm_y)
+        if n == 1 and cy < bar_top - LABEL_ABOVE - 1:
+            # pushed above the HBM line it reads as the line's own number (reader hf2: "64.7 GB"
+            # on the 80 GB line): a single bar takes it at its top, on its left
+            cv.layout.place(total, x=cx - bar_w / 2 - 6, cy=bar_top + 6, role="label",
+                            size=SMALL_SIZE, anchor="end", floor=None)
+        else:
+            cv.layout.place(total, x=cx, cy=cy, role="label", size=SMALL_SIZE, floor=None)
         name = gpu_name(ctx.lang, rank) if view.pp > 1 else WORDS[ctx.lang]["each_gpu"]
         cv.layout.place(name, x=cx, cy=RANK_CY, role="label", size=SMALL_SIZE, floor=None)
     rng = cv.rng("hbm")
