@@ -8,10 +8,11 @@ from __future__ import annotations
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.cast import symbol_id
-from pipeline.draw.palette import TINT_OPACITY, colour
+from pipeline.draw.palette import INK, PAPER, TINT_OPACITY, colour
 from pipeline.draw.scene import KEY_CY, SCENE_X0, SMALL_SIZE, SceneContext
 
 SWATCH = 11.0
+COPY_OFFSET = 2.5  # how far a duplicated block's second copy shows behind it
 KEY_GAP = 8.0
 TAG_SIZE = SMALL_SIZE
 TAG_RIGHT = 384.0
@@ -91,11 +92,13 @@ def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH
         cv.stroke(rough.line(rng, (x + 2, y + 2), (x + size - 2, y + size - 2), 0.2, 1)
                   + rough.line(rng, (x + size - 2, y + 2), (x + 2, y + size - 2), 0.2, 1),
                   colour("freed"), width=1.0)
-    elif kind == "copy":  # a block computed again that a cache would hold once
+    elif kind == "copy":  # a block computed again that a cache would hold once: a second
+        # copy stacked behind it (blue is the cache's, dashed is freed: reader li8 read both)
+        cv.stroke(rough.rect(rng, x + COPY_OFFSET, y - COPY_OFFSET, size, size, 0.3, 1), INK,
+                  width=0.9)
+        cv.fill(poly_d(poly), PAPER)
         cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.1)
-        cv.stroke(
-            rough.rect(rng, x, y, size, size, 0.3, 1), colour("stored"), width=1.4, dashed=True
-        )
+        cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("running"), width=1.3)
 
 
 def draw_key(cv: Canvas, ctx: SceneContext, kinds: list[str], x0: float = SCENE_X0) -> float:

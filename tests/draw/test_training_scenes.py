@@ -270,23 +270,66 @@ def test_zero_3s_missing_bf16_gradients_are_explained_not_zeroed() -> None:
     assert "only their fp32" not in _draw("zero_sharding", "memory", "with", "en", {"zero": 2})
 
 
-def test_two_memory_pictures_of_different_runs_share_one_scale() -> None:
-    """A card whose trouble and fix are memory pictures of two scenarios (a played model drew
-    naive pipelining against tensor parallelism) draws both at one GB scale: beside a fuller
-    partner the HBM line sits lower than alone; the card's partner is the other run only for
-    the memory scene."""
+def _two_scenarios(scene: str, trouble: tuple[str, str], fix: tuple[str, str]) -> Concept:
+    """A card whose two panels draw `scene` from two (scenario, variant) runs."""
+    trouble_panel, fix_panel = (
+        Panel.model_validate({"caption": "{gpus}", "scene": scene, "scenario": sid,
+                              "variant": variant}) for sid, variant in (trouble, fix))
+    return Concept(id="pair", field="training", name="配对", name_en="Pair", problem_left="-",
+                   body="-", trouble=trouble_panel, fix=fix_panel, solves="-", costs="-")
+
+
+def test_two_pictures_of_different_runs_in_one_scene_share_one_scale() -> None:
+    """A card whose trouble and fix draw two scenarios in one scene (a played model drew naive
+    pipelining's memory against plain data parallelism's, and GPipe against interleaving) draws
+    both at one scale, the larger of the two runs it shows: beside a fuller partner the HBM
+    line sits lower than alone, and a pipeline beside a longer one is drawn shorter."""
     view, values = run_view("pipeline_bubble", "without")
     fuller, _ = run_view("zero_sharding", "without")
     assert fuller.peak.total > max(view.pair_peak, view.hbm)
-    panel = Panel.model_validate({"caption": "{gpus}", "scene": "memory",
-                                  "scenario": "pipeline_bubble", "variant": "without"})
+    card = _two_scenarios("memory", ("zero_sharding", "without"), ("pipeline_bubble", "without"))
+    mine = card.fix
 
     def hbm_y(partner: object) -> float:
-        svg = draw_panel(_concept(panel), "fix", panel, view, values, lang="en",
+        svg = draw_panel(card, "fix", mine, view, values, lang="en",
                          scene=TRAINING.scenes()["memory"], partner=partner)
         (y,) = [float(t.get("y") or 0) for t in ET.fromstring(svg).iter(f"{NS}text")
                 if (t.text or "").startswith("HBM")]
         return y
 
     assert hbm_y(fuller) > hbm_y(None) + 5
-    assert TRAINING.cross_partner("memory") and not TRAINING.cross_partner("pipeline")
+    assert TRAINING.cross_partner("pipeline") and not TRAINING.cross_partner("ring")
+    # both panels of a GPipe-against-interleaving card draw to one span: the longer of the two
+    # runs drawn, not each scenario's own pair (GPipe's includes its undrawn one-batch twin)
+    from pipeline.draw.scene import SceneContext
+    from pipeline.fields.training.scenes.common import card_extent
+
+    gp, _ = run_view("pipeline_bubble", "with")
+    inter, _ = run_view("interleaving", "with")
+    pp = _two_scenarios("pipeline", ("pipeline_bubble", "with"), ("interleaving", "with"))
+    a, b = pp.trouble, pp.fix
+    spans = [card_extent(SceneContext(pp, side, panel, run, "en", partner=other), run.pair_span,
+                         lambda v: v.span)
+             for side, panel, run, other in (("trouble", a, gp, inter), ("fix", b, inter, gp))]
+    assert spans == [max(gp.span, inter.span)] * 2 and gp.pair_span not in spans
+    same = _concept(a)
+    assert card_extent(SceneContext(same, "fix", a, gp, "en", partner=gp), gp.pair_span,
+                       lambda v: v.span) == gp.pair_span
+
+
+def test_tensor_parallel_waits_are_drawn_inside_the_step_not_at_its_end() -> None:
+    """Tensor parallelism's all-reduces sit in every layer: its exposed wait is drawn after
+    each micro-batch's compute (8 slivers, each before the next piece starts), never as one
+    block after all the compute like a gradient all-reduce (reader tr10)."""
+    def waits(variant: str) -> list[float]:
+        svg = _draw("tensor_recompute", "step_bar", variant, "en", {})
+        return [float(x) for x in re.findall(
+            r'<path d="M([\d.]+) 124[hH][^"]*" fill="var\(--ink\)" fill-opacity="0.8"', svg)]
+
+    view, _ = run_view("tensor_recompute", "with")
+    assert view.tp > 1 and view.step.exposed["tp"] > 0 and view.microbatches >= 2
+    xs = waits("with")
+    assert len(xs) == view.microbatches
+    gaps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
+    assert min(gaps) > 20  # compute between every two waits
+    assert waits("without") == []  # no tensor parallelism, nothing exposed

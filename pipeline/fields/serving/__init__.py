@@ -126,13 +126,12 @@ class ServingField(Field):
     # Most ruler runs send requests at a fixed rate (sim.presets.ruler_workloads): a reader
     # took its throughput column for capacity, so the legend says what it measures.
     page_words = {
-        "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "多数负载的请求按固定速率送进来（下面的负载说明写着哪些是开始时全部在等）：两边都跟得上"
+        "zh": {"ruler_legend": UI_STRINGS["zh"]["ruler_legend"] + "多数负载的请求按固定速率送进来：两边都跟得上"
                "时，吞吐差不多就是送进来的量；有差别，要么是一边跟不上，要么是它更早写完最后几个回答"
                "（吞吐是整次运行的 token 数除以总时长，和 vllm bench serve 的算法一样）。",
                "illustrative_note": simulator_note("zh", "批处理模拟器")},
         "en": {"ruler_legend": UI_STRINGS["en"]["ruler_legend"] + " Most workloads send requests "
-               "at a fixed rate (the list below says which have them all waiting at the "
-               "start): when both sides keep up, throughput is about what arrives, and a gap "
+               "at a fixed rate: when both sides keep up, throughput is about what arrives, and a gap "
                "means one side falls behind or finishes its last answers sooner (throughput is "
                "the run's tokens over its whole length, as vllm bench serve counts it).",
                "illustrative_note": simulator_note("en", "batching simulator")},

@@ -76,9 +76,9 @@ class TrainingField(Field):
         return build_catalogue()
 
     def cross_partner(self, scene: str) -> bool:
-        # two memory pictures of different runs still compare on one GB scale (reader hf2: a
-        # played model's card drew them 2.4x apart)
-        return scene == "memory"
+        # two pictures of different runs in one scene still compare on one scale (reader hf2: a
+        # played model's card drew two memory pictures 2.4x apart, hf3 two pipelines 1.5x)
+        return scene in ("memory", "pipeline", "step_bar")
 
     def ruler_row_words(self, tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
         from pipeline.fields.training.ruler_words import row_words

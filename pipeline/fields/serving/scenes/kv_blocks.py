@@ -17,7 +17,7 @@ from typing import NamedTuple
 from pipeline.artifacts.trace import StepView, TraceView
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
-from pipeline.draw.key import draw_key
+from pipeline.draw.key import COPY_OFFSET, draw_key
 from pipeline.draw.palette import INK, TINT_OPACITY, colour
 from pipeline.draw.svg import num
 from pipeline.fields.serving.scenes.common import (
@@ -404,8 +404,15 @@ def _block(
     box = rough.rect_poly(x, y, w, BLOCK_H)
     if kind == "freed":
         cv.stroke(rough.jitter_poly(rng, box), colour("freed"), width=1.6, dashed=True)
-    elif kind == "copy":
-        cv.stroke(rough.jitter_poly(rng, box), colour("stored"), width=1.6, dashed=True)
+    elif kind == "copy":  # the block again, a second copy stacked behind (key.COPY_OFFSET)
+        cv.stroke(rough.jitter_poly(rng, box, 0.6), colour("running"), width=1.6)
+        cv.stroke(rough.line(rng, (x + COPY_OFFSET, y), (x + COPY_OFFSET, y - COPY_OFFSET), 0.2, 1)
+                  + rough.line(rng, (x + COPY_OFFSET, y - COPY_OFFSET),
+                               (x + w + COPY_OFFSET, y - COPY_OFFSET), 0.2, 1)
+                  + rough.line(rng, (x + w + COPY_OFFSET, y - COPY_OFFSET),
+                               (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET), 0.2, 1)
+                  + rough.line(rng, (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET),
+                               (x + w, y + BLOCK_H - COPY_OFFSET), 0.2, 1), INK, width=0.9)
     elif kind == "free":
         cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
     else:  # a jittered outline: half the bytes of a sketched rectangle, on up to 18 blocks

@@ -10,7 +10,7 @@ micro-batches in flight green, idle grey, and what does not fit red dashed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from pipeline.draw import rough
 from pipeline.draw.canvas import Canvas, poly_d
@@ -130,3 +130,16 @@ def draw_key(cv: Canvas, lang: str, kinds: list[str], x0: float = SCENE_X0,
 
 def gpu_name(lang: str, rank: int) -> str:
     return WORDS[lang]["gpu"].format(n=rank)
+
+
+def card_extent(ctx: SceneContext, pair: float, own: Callable[[TrainingView], float]) -> float:
+    """The extent a scene draws to (a span, a step, a peak), the same on both panels: `pair`
+    (the longer of the scenario's two variants) when the card draws one scenario, else the
+    longer of the two runs the card actually draws (`Field.cross_partner`: a played model's
+    card drew two memory pictures 2.4x apart)."""
+    other = ctx.partner if isinstance(ctx.partner, TrainingView) else None
+    mine = ctx.panel
+    theirs = ctx.concept.fix if ctx.side == "trouble" else ctx.concept.trouble
+    if other is None or theirs.scenario == mine.scenario:
+        return pair
+    return max(own(ctx.run), own(other))

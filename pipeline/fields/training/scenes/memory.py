@@ -26,6 +26,7 @@ from pipeline.fields.training.scenes.common import (
     WORDS,
     SceneContext,
     SceneResult,
+    card_extent,
     draw_key,
     gb,
     gpu_name,
@@ -71,8 +72,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = TEXT[ctx.lang]
     draw_key(cv, ctx.lang, ["params", "grads", "optimizer", "activations"],
              short=KEY_WORDS[ctx.lang])
-    other = ctx.partner if isinstance(ctx.partner, TrainingView) else None
-    top = max(view.pair_peak, view.peak.total, view.hbm, other.peak.total if other else 0.0)
+    top = max(card_extent(ctx, view.pair_peak, lambda v: v.peak.total), view.peak.total, view.hbm)
     scale = (BAR_BOT - BAR_TOP) / top
     hbm_y = BAR_BOT - view.hbm * scale
     n = len(view.memory)

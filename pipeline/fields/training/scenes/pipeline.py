@@ -23,6 +23,7 @@ from pipeline.fields.training.scenes.common import (
     SceneContext,
     SceneResult,
     action_block,
+    card_extent,
     clock,
     draw_key,
     gpu_name,
@@ -65,7 +66,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     words = TEXT[ctx.lang]
     draw_key(cv, ctx.lang, ["F", "B", "idle"] + (["chunk2"] if view.virtual_stages > 1 else []))
     _beans(cv, ctx, view)
-    scale = (LANE_X1 - LANE_X0) / max(view.pair_span, 1e-9)
+    scale = (LANE_X1 - LANE_X0) / max(card_extent(ctx, view.pair_span, lambda v: v.span), 1e-9)
     pitch = (LANES_Y1 - LANES_Y0) / view.pp
     lane_h = pitch - LANE_GAP
     for rank, actions in enumerate(view.timeline):

@@ -24,6 +24,7 @@ from pipeline.fields.training.scenes.common import (
     SceneContext,
     SceneResult,
     action_block,
+    card_extent,
     clock,
     number,
     unit_word,
@@ -39,13 +40,16 @@ HIDDEN_Y, HIDDEN_H = 149.0, 6.0
 ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
+TP_PIECES = 4  # a one-micro-batch step cut into quarters to draw its per-layer all-reduces
 TEXT = {
     "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
-           "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）"},
+           "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）",
+           "layers": "，分在每一层里"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
            "busy": "busy {c} of {t} {u}", "compute": "compute {v}", "idle": "idle {v}",
-           "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)"},
+           "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)",
+           "layers": " across layers"},
 }
 
 
@@ -85,14 +89,19 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     cv.layout.place(sub, x=HEAD_X, cy=SUB_CY, role="label", size=SMALL_SIZE, anchor="start",
                     floor=None, max_width=SCENE_X1 - HEAD_X)
 
-    scale = (BAR_X1 - BAR_X0) / max(view.pair_step, 1e-12)
+    scale = (BAR_X1 - BAR_X0) / max(card_extent(ctx, view.pair_step, lambda v: v.step.step_time),
+                                    1e-12)
     c, e, idle = step.compute, step.exposed_comm, step.bubble
     rng = cv.rng("bar")
-    action_block(cv, "compute", "F", BAR_X0, BAR_Y, c * scale, BAR_H)
-    _microbatches(cv, view, BAR_X0, c * scale)
-    if e > 0:
-        cv.fill(poly_d(rough.rect_poly(BAR_X0 + c * scale, BAR_Y, e * scale, BAR_H)), INK,
-                COMM_OPACITY)
+    tp_wait = step.exposed.get("tp", 0.0) if view.pp == 1 else 0.0
+    if tp_wait > 1e-12:
+        _layer_waits(cv, view, c, tp_wait, scale)
+    else:
+        action_block(cv, "compute", "F", BAR_X0, BAR_Y, c * scale, BAR_H)
+        _microbatches(cv, view, BAR_X0, c * scale)
+    if e - tp_wait > 1e-12:
+        cv.fill(poly_d(rough.rect_poly(BAR_X0 + (c + tp_wait) * scale, BAR_Y,
+                                       (e - tp_wait) * scale, BAR_H)), INK, COMM_OPACITY)
     if idle > 0:
         action_block(cv, "idle", "idle", BAR_X0 + (c + e) * scale, BAR_Y, idle * scale, BAR_H)
     cv.stroke(rough.rect(rng, BAR_X0, BAR_Y, step.step_time * scale, BAR_H, 0.5, 1), width=1.7)
@@ -109,10 +118,31 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     _row(cv, first, ROW_CY[0])
     if step.comm_total > 0:
         text = words["comm"].format(v=f"{clock(view, e)} {unit}")
+        if tp_wait > 1e-12 and e - tp_wait <= 1e-12:
+            text += words["layers"]
         if hidden > 1e-12:
             text += words["hidden"].format(v=f"{clock(view, hidden)} {unit}")
         _row(cv, [("comm", text)], ROW_CY[1])
     return SceneResult(_desc(ctx.lang, view, hidden), True)
+
+
+def _layer_waits(cv: Canvas, view: TrainingView, compute: float, wait: float,
+                 scale: float) -> None:
+    """Tensor parallelism's all-reduces sit inside every layer, on the critical path: its wait
+    is drawn between the compute, after each piece of it (a micro-batch's, numbered, or
+    quarters of one), never as one block at the step's end like a gradient all-reduce
+    (reader tr10: the bar put it all at the end)."""
+    m = view.microbatches if view.microbatches >= 2 else TP_PIECES
+    piece, gap = compute / m * scale, wait / m * scale
+    labels = []
+    for k in range(m):
+        x = BAR_X0 + k * (piece + gap)
+        action_block(cv, f"compute-{k}", "F", x, BAR_Y, piece, BAR_H)
+        cv.fill(poly_d(rough.rect_poly(x + piece, BAR_Y, gap, BAR_H)), INK, COMM_OPACITY)
+        labels.append((str(k + 1), x + piece / 2))
+    if view.microbatches >= 2 and all(
+            fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) <= piece - 4 for t, _x in labels):
+        cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE)
 
 
 def _microbatches(cv: Canvas, view: TrainingView, x0: float, width: float) -> None:
