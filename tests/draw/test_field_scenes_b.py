@@ -124,6 +124,8 @@ def test_slo_marks_each_verdict_as_the_trace_judged() -> None:
         assert f"({good} of 4 meet)" in words
         assert f"goodput {trace.summary.goodput:.2f}/ms" in words
         assert words.count("TPOT") == 1 + misses  # the key, then one per miss
+        # the ring a late token gets is in the key whenever the panel draws one (reader sf8)
+        assert words.count("late token") == (1 if misses else 0)
 
 
 def test_streaming_waits_are_ttft_or_e2el() -> None:

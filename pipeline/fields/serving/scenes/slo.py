@@ -52,13 +52,13 @@ TEXT = {
            "sum": "请求吞吐 {rt} 个/{u}，有效吞吐 {gp} 个/{u}（{good}/{n} 达标）",
            "count": "{n} 个请求、{tok} 个 token 用了 {d} {u}",
            "rates": "吞吐 {ot} token/{u}，请求吞吐 {rt} 个/{u}",
-           "ms": "毫秒", "step": "步"},
+           "ms": "毫秒", "step": "步", "late": "超时的字"},
     "en": {"slo": "SLO", "ttft": "TTFT {v}", "tpot": "TPOT {v} {u}", "ttft_miss": "TTFT",
            "tpot_miss": "TPOT", "both_miss": "both",
            "sum": "{rt} requests/{u}, goodput {gp}/{u} ({good} of {n} meet)",
            "count": "{n} requests, {tok} tokens in {d} {u}",
            "rates": "throughput {ot} tokens/{u}, {rt} requests/{u}",
-           "ms": "ms", "step": "step"},
+           "ms": "ms", "step": "step", "late": "late token"},
 }
 
 
@@ -170,6 +170,15 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         tick(cv, f"key-{kind}", x, KEY_CY, kind, half=6.5)
         placed = cv.layout.place(text, x=x + 5, cy=KEY_CY, role="label", size=SMALL_SIZE,
                                  anchor="start", floor=None)
+
+    if any(any(missed(r, slo_ttft, slo_tpot)) for r in reqs):
+        # the ring a late token gets, in the key too (reader sf8 could not tell what it meant)
+        x = placed.box.x1 + 10 + RING_R
+        words_at = cv.layout.try_place(words["late"], x=x + RING_R + 4, cy=KEY_CY, role="label",
+                                       size=SMALL_SIZE, anchor="start", floor=None)
+        if words_at is not None:
+            cv.stroke(rough.ellipse(cv.rng("key-late"), x, KEY_CY, RING_R * 0.8, RING_R * 0.8,
+                                    0.5, 1), INK, width=1.3)
 
     verdicts: list[str] = []
     for i, (rid, req) in enumerate(zip(rids, reqs, strict=True)):
