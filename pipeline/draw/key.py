@@ -12,7 +12,7 @@ from pipeline.draw.palette import INK, PAPER, TINT_OPACITY, colour
 from pipeline.draw.scene import KEY_CY, SCENE_X0, SMALL_SIZE, SceneContext
 
 SWATCH = 11.0
-COPY_OFFSET = 2.5  # how far a duplicated block's second copy shows behind it
+COPY_OFFSET = 3.5  # how far a duplicated block's second copy shows behind it
 KEY_GAP = 8.0
 TAG_SIZE = SMALL_SIZE
 TAG_RIGHT = 384.0
@@ -95,7 +95,7 @@ def swatch_body(cv: Canvas, kind: str, x: float, cy: float, size: float = SWATCH
     elif kind == "copy":  # a block computed again that a cache would hold once: a second
         # copy stacked behind it (blue is the cache's, dashed is freed: reader li8 read both)
         cv.stroke(rough.rect(rng, x + COPY_OFFSET, y - COPY_OFFSET, size, size, 0.3, 1), INK,
-                  width=0.9)
+                  width=1.3)
         cv.fill(poly_d(poly), PAPER)
         cv.fill(poly_d(poly), colour("running"), TINT_OPACITY + 0.1)
         cv.stroke(rough.rect(rng, x, y, size, size, 0.3, 1), colour("running"), width=1.3)

@@ -412,7 +412,7 @@ def _block(
                   + rough.line(rng, (x + w + COPY_OFFSET, y - COPY_OFFSET),
                                (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET), 0.2, 1)
                   + rough.line(rng, (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET),
-                               (x + w, y + BLOCK_H - COPY_OFFSET), 0.2, 1), INK, width=0.9)
+                               (x + w, y + BLOCK_H - COPY_OFFSET), 0.2, 1), INK, width=1.4)
     elif kind == "free":
         cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
     else:  # a jittered outline: half the bytes of a sketched rectangle, on up to 18 blocks
