@@ -34,6 +34,7 @@ from pipeline.fields.serving.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    cast_state,
     fmt,
     partner_trace,
 )
@@ -137,7 +138,7 @@ def _draw(cv: Canvas, ctx: SceneContext, reading: str) -> SceneResult:
     ax = xs(arrival)
     # the cast's colour as the timeline gives it (reader li7: A drawn orange, "just arrived,
     # prefilling", on a clock where it decodes): orange only for a later arrival
-    cast.bean(cv, rid, ax, AXIS_Y - 30, "new" if arrival > 0 else "running", eid=f"clock-{rid}",
+    cast.bean(cv, rid, ax, AXIS_Y - 30, cast_state(arrival), eid=f"clock-{rid}",
               focus=rid in ctx.focus)
     cv.stroke(rough.line(rng, (ax, AXIS_Y - 10), (ax, AXIS_Y + 6), 0.3, 1), width=1.6)
     if ax - xs(0) > 14:
@@ -231,7 +232,7 @@ def _draw_two(cv: Canvas, ctx: SceneContext, rids: list[str]) -> SceneResult:
         cv.stroke(rough.arrow(rng, (TWO_LANES_X0 - 6, axis_y), (AXIS_X1 + 8, axis_y), 0.5, 0, 7),
                   width=1.5)
         arrival = trace.requests[rid].arrival
-        cast.bean(cv, rid, SCENE_X0 + 14, axis_y - 6, "new" if arrival > 0 else "running",
+        cast.bean(cv, rid, SCENE_X0 + 14, axis_y - 6, cast_state(arrival),
                   eid=f"clock-{rid}", focus=True)
         ax = xs(arrival)
         cv.stroke(rough.line(rng, (ax, axis_y - 10), (ax, axis_y + 6), 0.3, 1), width=1.6)

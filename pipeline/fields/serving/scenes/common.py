@@ -99,6 +99,12 @@ WORDS: dict[str, dict[str, str]] = {
 UNKNOWN_ENGINE = EngineView(max_num_batched_tokens=0, max_num_seqs=0, num_blocks=0)
 
 
+def cast_state(arrival: float) -> str:
+    """A lane's or clock's bean in the cast's colour: orange for a later arrival (the newcomer),
+    green for a request there from the start."""
+    return "new" if arrival > 0 else "running"
+
+
 def request_ids(trace: TraceView, limit: int = MAX_LANES) -> list[str]:
     return list(trace.requests)[:limit]
 

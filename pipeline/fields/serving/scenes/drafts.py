@@ -26,6 +26,7 @@ from pipeline.fields.serving.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    cast_state,
     fmt,
     partner_trace,
     request_ids,
@@ -185,7 +186,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         for i, rid in enumerate(rids):
             cy = SCENE_TOP + LANE_PITCH * (i + 0.5)
             req = trace.requests[rid]
-            state = "new" if req.arrival > 0 else "running"
+            state = cast_state(req.arrival)
             cast.bean(cv, rid, BEAN_X, cy - 2, state, eid=f"lane-{rid}", focus=rid in ctx.focus)
             counts: list[tuple[str, float]] = []
             for j, step in enumerate(cols):

@@ -406,13 +406,10 @@ def _block(
         cv.stroke(rough.jitter_poly(rng, box), colour("freed"), width=1.6, dashed=True)
     elif kind == "copy":  # the block again, a second copy stacked behind (key.COPY_OFFSET)
         cv.stroke(rough.jitter_poly(rng, box, 0.6), colour("running"), width=1.6)
-        cv.stroke(rough.line(rng, (x + COPY_OFFSET, y), (x + COPY_OFFSET, y - COPY_OFFSET), 0.2, 1)
-                  + rough.line(rng, (x + COPY_OFFSET, y - COPY_OFFSET),
-                               (x + w + COPY_OFFSET, y - COPY_OFFSET), 0.2, 1)
-                  + rough.line(rng, (x + w + COPY_OFFSET, y - COPY_OFFSET),
-                               (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET), 0.2, 1)
-                  + rough.line(rng, (x + w + COPY_OFFSET, y + BLOCK_H - COPY_OFFSET),
-                               (x + w, y + BLOCK_H - COPY_OFFSET), 0.2, 1), INK, width=1.4)
+        o = COPY_OFFSET
+        cv.stroke(rough.polyline(rng, [(x + o, y), (x + o, y - o), (x + w + o, y - o),
+                                       (x + w + o, y + BLOCK_H - o), (x + w, y + BLOCK_H - o)],
+                                 0.2, passes=1), INK, width=1.4)
     elif kind == "free":
         cv.stroke(rough.jitter_poly(rng, box), colour("idle"), width=1.1)
     else:  # a jittered outline: half the bytes of a sketched rectangle, on up to 18 blocks

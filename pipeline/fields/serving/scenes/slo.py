@@ -25,6 +25,7 @@ from pipeline.fields.serving.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    cast_state,
     fmt,
 )
 from pipeline.fields.serving.scenes.lanes import (
@@ -106,7 +107,7 @@ def _lane(cv: Canvas, ctx: SceneContext, i: int, rid: str, req: RequestView,
           scale: TimeScale) -> float:
     """A request's lane: its bean, guide line and arrival mark; returns its y."""
     cy = lane_cy(i)
-    lane_bean(cv, ctx, i, rid, cy, "new" if req.arrival > 0 else "running")
+    lane_bean(cv, ctx, i, rid, cy, cast_state(req.arrival))
     track(cv, f"track-{rid}", scale.x(req.arrival), TRACK_X1, cy)
     ax = scale.x(req.arrival)
     cv.stroke(rough.line(cv.rng(f"arr-{rid}"), (ax, cy - 6), (ax, cy + 6), 0.2, 1), INK,

@@ -19,6 +19,7 @@ from pipeline.fields.serving.scenes.common import (
     SMALL_SIZE,
     SceneContext,
     SceneResult,
+    cast_state,
     fmt,
 )
 from pipeline.fields.serving.scenes.lanes import (
@@ -82,7 +83,7 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     waits: list[str] = []
     for i, (rid, req) in enumerate(zip(rids, reqs, strict=True)):
         cy = lane_cy(i)
-        lane_bean(cv, ctx, i, rid, cy, "new" if req.arrival > 0 else "running")
+        lane_bean(cv, ctx, i, rid, cy, cast_state(req.arrival))
         times = req.token_times
         wait = req.ttft if streaming else req.e2el
         track(cv, f"track-{rid}", scale.x(req.arrival), TRACK_X1, cy)

@@ -140,9 +140,8 @@ def _layer_waits(cv: Canvas, view: TrainingView, compute: float, wait: float,
         action_block(cv, f"compute-{k}", "F", x, BAR_Y, piece, BAR_H)
         cv.fill(poly_d(rough.rect_poly(x + piece, BAR_Y, gap, BAR_H)), INK, COMM_OPACITY)
         labels.append((str(k + 1), x + piece / 2))
-    if view.microbatches >= 2 and all(
-            fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) <= piece - 4 for t, _x in labels):
-        cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE)
+    if view.microbatches >= 2:
+        _number(cv, labels, piece)
 
 
 def _microbatches(cv: Canvas, view: TrainingView, x0: float, width: float) -> None:
@@ -155,7 +154,11 @@ def _microbatches(cv: Canvas, view: TrainingView, x0: float, width: float) -> No
     cuts = "".join(rough.line(rng, (x0 + piece * k, BAR_Y + 2), (x0 + piece * k, BAR_Y + BAR_H - 2),
                               0.2, 1) for k in range(1, m))
     cv.stroke(cuts, INK, width=1.1)
-    labels = [(str(k + 1), x0 + piece * (k + 0.5)) for k in range(m)]
+    _number(cv, [(str(k + 1), x0 + piece * (k + 0.5)) for k in range(m)], piece)
+
+
+def _number(cv: Canvas, labels: list[tuple[str, float]], piece: float) -> None:
+    """Each micro-batch's number at its piece's centre, when every number fits its piece."""
     if all(fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) <= piece - 4 for t, _x in labels):
         cv.layout.place_row(labels, cy=BAR_Y + BAR_H / 2, role="label", size=SMALL_SIZE)
 
