@@ -20,7 +20,10 @@ from pipeline.fields.detect import Detection
 from pipeline.fields.general import FIELD as GENERAL_FIELD
 from pipeline.fields.serving import FIELD as SERVING
 from pipeline.fields.training import FIELD as TRAINING
+from pipeline.fields.vocabulary import Term, avoided_words
+from pipeline.fields.vocabulary import page_glossary as merge_glossary
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue, Catalogues
+from pipeline.plan.model import GlossaryEntry
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults
@@ -206,8 +209,24 @@ def fallback_catalogue(
 
 
 def plan_rules(plan: Plan, corpus: Corpus | None) -> list[Violation]:
-    """Every registered field's own rules (worked examples, cited effects, ...), with paths."""
-    return [v for f in FIELDS.values() for v in f.plan_rules(plan, corpus)]
+    """Every registered field's own rules (worked examples, cited effects, ...), with paths,
+    and the page's one vocabulary: no other word for a term its fields' pictures write."""
+    from pipeline.plan.rules import reader_prose
+
+    out = [v for f in FIELDS.values() for v in f.plan_rules(plan, corpus)]
+    return out + avoided_words(reader_prose(plan), page_vocabulary(plan), plan.glossary)
+
+
+def page_vocabulary(plan: Plan, lang: str | None = None) -> list[Term]:
+    """The words the page's fields' pictures write (`Field.vocabulary`), in registry order."""
+    key = lang or plan.lang
+    return [t for fid in page_fields(plan) for t in FIELDS[fid].vocabulary.get(key, ())]
+
+
+def page_glossary(plan: Plan) -> list[GlossaryEntry]:
+    """The page's glossary: the plan's, completed by its fields' picture words
+    (`pipeline.fields.vocabulary.page_glossary`)."""
+    return merge_glossary(plan.glossary, page_vocabulary(plan))
 
 
 def symbols(field_ids: Iterable[str]) -> list[Symbol]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts.sim import TechniqueView, trace_key
 from pipeline.draw.scene import SceneSpec
+from pipeline.fields.vocabulary import Term
 from pipeline.plan.catalogue import DEFAULT_FIELD, Catalogue
 from pipeline.plan.model import Panel
 
@@ -95,6 +96,9 @@ class Field(ABC):
     # Whether its scenes colour the cast by state (green running, orange new, blue stored, red
     # dashed freed, grey idle): only then does the page's colour key under the cast mean anything.
     cast_colours: bool = False
+    # The words its pictures write, by language, each with its definition and the other words
+    # for it a page must not use (`pipeline.fields.vocabulary`).
+    vocabulary: Mapping[str, Sequence[Term]] = {}
 
     # -- what the prompt, the validator and the renderer read ---------------------------------
     @abstractmethod

@@ -74,6 +74,7 @@ def render_system(
     page may draw with (its cast, scenes, scenarios, placeholders, knobs and techniques)."""
     from pipeline import fields
     from pipeline.draw.fit import text_budgets
+    from pipeline.fields.vocabulary import prompt_lines
 
     chosen = Catalogues.of(catalogue)
     return render_prompt(
@@ -88,6 +89,9 @@ def render_system(
         field_sections=[
             fields.field(fid).prompt_section(lang, cat) for fid, cat in chosen.by_field.items()
         ],
+        vocabulary=prompt_lines(
+            t for fid in chosen.by_field for t in fields.field(fid).vocabulary.get(lang, ())
+        ),
         generic_shows=fields.GENERIC_SCENE.shows,
         ruler_min=chosen.ruler_minimum(),
         generic_one_in=GENERIC_ONE_IN,

@@ -107,6 +107,8 @@ def card_view(
     solves, costs, body = (notes.prose(t) for t in (concept.solves, concept.costs, concept.body))
     # A term the card introduces but never spells out is still defined here, at its first use.
     forced = notes.force(concept.terms)
+    # ... and so is a word only its pictures write ("p99" on a clock, "block" in a pool).
+    pictured = [*notes.picture(svgs["trouble"]), *notes.picture(svgs["fix"])]
     all_notes = [
         *name.notes,
         *name_en.notes,
@@ -115,6 +117,7 @@ def card_view(
         *costs.notes,
         *body.notes,
         *forced,
+        *pictured,
     ]
     return CardView(
         id=concept.id,

@@ -8,6 +8,7 @@ page sections use: plan text in, `Prose` (the HTML and the notes it introduced) 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from pipeline.plan.model import GlossaryEntry, Plan
 # so a term there matches anywhere. The look-arounds only refuse ASCII letters and digits.
 WORD_EDGE_BEFORE = r"(?<![A-Za-z0-9])"
 WORD_EDGE_AFTER = r"(?![A-Za-z0-9])"
+# A drawing's visible words: each <text> element's content, nested <tspan>s included.
+TEXT_ELEMENT = re.compile(r"<text\b[^>]*>(.*?)</text>", re.DOTALL)
 
 
 def term_id(index: int) -> str:
@@ -92,6 +95,19 @@ class Glossary:
                 new.append(index)
         return new
 
+    def found(self, text: str) -> list[int]:
+        """Define every term `text` uses that the page has not yet (text that cannot carry a
+        <dfn>, such as a picture's words); returns the indexes newly defined."""
+        if self._pattern is None:
+            return []
+        new = []
+        for match in self._pattern.finditer(text):
+            index = self._index[match.group(0).casefold()]
+            if index not in self.defined:
+                self.defined.append(index)
+                new.append(index)
+        return new
+
     def _dfn(self, index: int, shown: str) -> str:
         # The term's name and definition live in the note; the <dfn> only points at it.
         return (
@@ -120,11 +136,14 @@ class Prose:
 
 
 class Annotator:
-    """Feeds plan text through the page's one glossary, in reading order."""
+    """Feeds plan text and the pictures' words through the page's one glossary, in reading
+    order. `entries` is the page's glossary (`pipeline.fields.page_glossary`: the plan's, then
+    the words its fields' pictures write); default the plan's own."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, entries: Sequence[GlossaryEntry] | None = None) -> None:
         self.plan = plan
-        self.glossary = Glossary(plan.glossary)
+        self.entries = list(plan.glossary if entries is None else entries)
+        self.glossary = Glossary(self.entries)
 
     def prose(self, text: str) -> Prose:
         html, new = self.glossary.annotate(text)
@@ -133,18 +152,33 @@ class Annotator:
     def force(self, terms: Sequence[str]) -> list[Note]:
         return self._notes(self.glossary.force(terms), marked=False)
 
+    def picture(self, svg: str) -> list[Note]:
+        """The terms a drawing writes that the page has not defined yet, defined now: a reader
+        meets "p99" or "block" in a picture before any sentence says it (panel words are SVG
+        text and cannot carry a <dfn>)."""
+        return self._notes(self.glossary.found(svg_text(svg)), marked=False)
+
     def index(self) -> list[tuple[str, str, str | None]]:
         """The footer's term list: (term, the note defining it, or None with the definition
-        when the page never used the term)."""
+        when the page never used the term). A field's word the page never used is left out:
+        the plan did not choose it."""
         defined = set(self.glossary.defined)
+        planned = len(self.plan.glossary)
         return [
             (g.term, note_id(i), None) if i in defined else (g.term, "", g.definition)
-            for i, g in enumerate(self.plan.glossary)
+            for i, g in enumerate(self.entries)
+            if i in defined or i < planned
         ]
 
     def _notes(self, indexes: Sequence[int], *, marked: bool) -> list[Note]:
-        entries = self.plan.glossary
         return [
-            Note(term_id(i), note_id(i), entries[i].term, entries[i].definition, marked)
+            Note(term_id(i), note_id(i), self.entries[i].term, self.entries[i].definition, marked)
             for i in indexes
         ]
+
+
+def svg_text(svg: str) -> str:
+    """The words an SVG drawing shows (its <text> and <tspan> content, one line per element;
+    the <title> and <desc> are for screen readers and say the same)."""
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", m)) for m in TEXT_ELEMENT.findall(svg)]
+    return "\n".join(line for line in lines if line.strip())

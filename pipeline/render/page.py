@@ -100,6 +100,8 @@ def _walkthrough(plan: Plan, config: PageConfig, sim: SimResults, notes: Annotat
     told = fields.walkthrough(plan, concept, sim, plan.lang)
     steps, table = told if told is not None else ([], [])
     rows = [(step.index, step.sentence, Markup(step.strip)) for step in steps]
+    for step in steps:  # the strips' words ("budget", "blocks") are defined above the steps
+        intro.notes += notes.picture(step.strip)
     return WalkView(concept.id, concept.name, intro, rows, table,
                     _walk_columns(plan, concept, sim))
 
@@ -137,7 +139,7 @@ def render_page(
     build_info: Mapping[str, str] | None = None,
 ) -> str:
     """The whole self-contained index.html; byte-identical for identical inputs."""
-    notes = Annotator(plan)
+    notes = Annotator(plan, fields.page_glossary(plan))
     # Section by section in reading order: the glossary defines each term at its first use.
     context = _opening(plan, config, notes)
     context |= _cards(plan, config, sim, notes, overrides)
@@ -155,6 +157,8 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
     takeaway = notes.prose(plan.takeaway)
     takeaway.notes[:0] = heading.notes
     thread = notes.prose(plan.main_thread.sentence)
+    thread_svg = page_draw.main_thread_svg(plan, lang=lang)
+    thread.notes += notes.picture(thread_svg)
     cast_members, cast_key = page_draw.cast_legend(plan, lang=lang)
     return {
         "lang": lang,
@@ -166,7 +170,7 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
         "page_id": _page_id(plan, config),
         "takeaway": takeaway,
         "thread": thread,
-        "thread_svg": page_draw.main_thread_svg(plan, lang=lang),
+        "thread_svg": thread_svg,
         "cast_members": cast_members,
         "cast_key": cast_key,
         "symbol_defs": page_draw.symbol_defs(plan, lang=lang),

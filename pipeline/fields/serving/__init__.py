@@ -19,6 +19,7 @@ from pipeline.draw.scene import SceneSpec
 from pipeline.fields.base import CompareRow, Field, Json, Run, Symbol, WalkStep
 from pipeline.fields.serving import engine
 from pipeline.fields.serving.catalogue import SCENE_SHOWS, build_catalogue
+from pipeline.fields.serving.vocabulary import VOCABULARY
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
 from pipeline.render.strings import UI_STRINGS, simulator_note
@@ -123,6 +124,7 @@ class ServingField(Field):
     cast_colours = True
     title = "LLM inference serving"
     terms = SERVING_TERMS
+    vocabulary = VOCABULARY
     # Most ruler runs send requests at a fixed rate (sim.presets.ruler_workloads): a reader
     # took its throughput column for capacity, so the legend says what it measures.
     page_words = {

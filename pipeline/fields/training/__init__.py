@@ -28,6 +28,7 @@ from pipeline.fields.training import engine
 from pipeline.fields.training.catalogue import FIELD_ID, SCENE_SHOWS, build_catalogue
 from pipeline.fields.training.values import training_values
 from pipeline.fields.training.view import TrainingView
+from pipeline.fields.training.vocabulary import VOCABULARY
 from pipeline.plan.catalogue import Catalogue
 from pipeline.plan.model import Panel
 from pipeline.render.strings import simulator_note
@@ -65,6 +66,7 @@ class TrainingField(Field):
     id = FIELD_ID
     title = "training at scale (parallelism, sharded memory, collectives)"
     terms = TRAINING_TERMS
+    vocabulary = VOCABULARY
     # the footer's note names this field's simulator (the default names none in particular)
     page_words = {lang: {"illustrative_note": simulator_note(lang, kind)}
                   for lang, kind in (("zh", "训练模拟器"), ("en", "training simulator"))}
