@@ -217,6 +217,18 @@ def plan_rules(plan: Plan, corpus: Corpus | None) -> list[Violation]:
     return out + avoided_words(reader_prose(plan), page_vocabulary(plan), plan.glossary)
 
 
+def card_rules(plan: Plan, sim: SimResults) -> list[Violation]:
+    """Each card's pictures against its field's `card_rules`, from the runs in `sim`."""
+    out: list[Violation] = []
+    for i, concept in enumerate(plan.concepts):
+        known = FIELDS.get(concept_field(concept))
+        if known is None:
+            continue
+        views = [run_view(plan, concept, p, sim) for p in (concept.trouble, concept.fix)]
+        out += known.card_rules(f"concepts[{i}]", concept, *views)
+    return out
+
+
 def page_vocabulary(plan: Plan, lang: str | None = None) -> list[Term]:
     """The words the page's fields' pictures write (`Field.vocabulary`), in registry order."""
     key = lang or plan.lang

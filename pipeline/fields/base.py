@@ -184,3 +184,9 @@ class Field(ABC):
     def plan_rules(self, plan: Plan, corpus: Corpus | None) -> list[Violation]:
         """Rules of the field's own beyond the registry's (e.g. worked examples), with paths."""
         return []
+
+    def card_rules(self, path: str, concept: Concept, trouble: Any, fix: Any) -> list[Violation]:
+        """What a card's two pictures must show, read from their runs' views (None: a panel
+        with no run): a trouble panel that draws a trouble, two panels that compare one
+        change. `path` is the card's ("concepts[3]")."""
+        return []

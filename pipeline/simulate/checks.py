@@ -69,6 +69,7 @@ def page_violations(
     found += fields.plan_rules(plan, corpus)
     found += [v for v in run_problems if v not in found]
     found += _ruler_cells(plan, results)
+    found += [v for v in fields.card_rules(plan, results) if _panel_path(v.path) not in broken]
     found += _contradictions(plan, values_for)
     found += _walkable(plan, results, broken)
     broken |= {_panel_path(v.path) for v in found} - {None}

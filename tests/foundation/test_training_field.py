@@ -416,3 +416,40 @@ def test_a_pair_the_catalogue_forbids_is_refused_by_the_validator() -> None:
         "concepts[2].fix.scene: a 'ring' scene cannot draw scenario 'recompute' (drawn by: "
         f"{', '.join(DRAWN_BY['recompute'])})"
     ]
+
+
+def test_a_memory_trouble_that_fits_is_refused_with_its_path() -> None:
+    """Reader hf3: a played model drew FSDP's trouble as ZeRO's fix, a bar that fits; the
+    reader asked why FSDP was needed. A memory trouble shows its trouble over the line."""
+    data = _training_plan()
+    assert [v for v in _page_violations(data) if ".trouble:" in v] == []
+    data["concepts"][1]["trouble"]["variant"] = "with"  # ZeRO's fixed state: it fits
+    found = _page_violations(data)
+    assert [v for v in found if v.startswith("concepts[1].trouble:")] == [
+        "concepts[1].trouble: this memory picture fits on every GPU (78.8 of 80 GB): a trouble "
+        "panel drawn as memory shows its trouble by going over the line; draw a run that does "
+        "not fit (the state before the fix, fewer GPUs, a lower ZeRO stage), or a scene that "
+        "draws what goes wrong"]
+
+
+def test_two_pipelines_of_one_card_run_the_same_number_of_micro_batches() -> None:
+    """Reader hf3: GPipe with 4 micro-batches against interleaving with 8 changes two things;
+    the knob that equalises them clears the refusal."""
+    data = _training_plan()
+    data["concepts"][5]["trouble"].update(scenario="pipeline_bubble", variant="with")
+    data["concepts"][5]["fix"]["knobs"] = [{"name": "microbatches", "value": 8}]
+    data["concepts"][5]["trouble"]["caption"] = "idle {bubble_pct}%"
+    found = [v for v in _page_violations(data) if v.startswith("concepts[5].fix:")]
+    assert found == [
+        "concepts[5].fix: the trouble's pipeline runs 4 micro-batches and the fix's 8: the card "
+        "compares two changes at once; set the 'microbatches' knob so both panels run the same "
+        "number"]
+    data["concepts"][5]["fix"]["knobs"] = [{"name": "microbatches", "value": 4}]
+    assert [v for v in _page_violations(data) if v.startswith("concepts[5].fix:")] == []
+
+
+def _page_violations(data: dict[str, Any]) -> list[str]:
+    """Every rule, the ones read from the runs included (`page_violations`)."""
+    from pipeline.simulate.checks import page_violations
+
+    return [str(v) for v in page_violations(parse_plan(data))[0]]

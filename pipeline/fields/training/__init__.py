@@ -35,6 +35,7 @@ from pipeline.render.strings import simulator_note
 
 if TYPE_CHECKING:
     from pipeline.artifacts.sim import SimResults
+    from pipeline.errors import Violation
     from pipeline.fields.cache import CacheStats
     from pipeline.plan.model import Concept, Plan
 
@@ -81,6 +82,11 @@ class TrainingField(Field):
         # two pictures of different runs in one scene still compare on one scale (reader hf2: a
         # played model's card drew two memory pictures 2.4x apart, hf3 two pipelines 1.5x)
         return scene in ("memory", "pipeline", "step_bar")
+
+    def card_rules(self, path: str, concept: Concept, trouble: Any, fix: Any) -> list[Violation]:
+        from pipeline.fields.training.card_rules import card_rules
+
+        return card_rules(path, concept, trouble, fix)
 
     def ruler_row_words(self, tech: TechniqueView, lang: str) -> tuple[str, str, str] | None:
         from pipeline.fields.training.ruler_words import row_words
