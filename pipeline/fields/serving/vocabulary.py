@@ -8,41 +8,41 @@ from pipeline.fields.vocabulary import Term
 
 VOCABULARY: dict[str, tuple[Term, ...]] = {
     "en": (
-        Term("token", "the unit a language model reads and writes: a word or a piece of one",
+        Term("token", "The unit a language model reads and writes: a word or a piece of one",
              ("tokens",)),
-        Term("prefill", "a request's first pass, over its whole prompt at once: it writes the "
+        Term("prefill", "A request's first pass, over its whole prompt at once: it writes the "
              "prompt's KV cache and gives the first new token", ("prefills",)),
-        Term("decode", "each later step of a request: one more token, read against its KV cache",
+        Term("decode", "Each later step of a request: one more token, read against its KV cache",
              ("decodes", "decoding")),
-        Term("KV cache", "the keys and values the model saved for every token so far, kept in "
+        Term("KV cache", "The keys and values the model saved for every token so far, kept in "
              "GPU memory so no later step computes them again", ("KV",)),
-        Term("block", "a fixed-size piece of KV-cache memory that holds a few tokens' keys and "
+        Term("block", "A fixed-size piece of KV-cache memory that holds a few tokens' keys and "
              "values", ("blocks", "KV block", "KV blocks")),
-        Term("weights", "the model's learned numbers, all read from GPU memory at every step"),
-        Term("token budget", "the most tokens one step may compute", ("budget",)),
-        Term("preemption", "the scheduler taking a running request's memory back, to run it "
+        Term("weights", "The model's learned numbers, all read from GPU memory at every step"),
+        Term("token budget", "The most tokens one step may compute", ("budget",)),
+        Term("preemption", "The scheduler taking a running request's memory back, to run it "
              "again from its prompt later", ("preempted", "preempt", "preempts")),
-        Term("stall", "a step in which an answer that is running gets no new token",
+        Term("stall", "A step in which an answer that is running gets no new token",
              ("stalls", "stalled"), ("stutter", "stutters", "hiccup", "hiccups")),
-        Term("TTFT", "time to first token: from a request's arrival to its first new token"),
-        Term("ITL", "inter-token latency: the gap between two tokens of one answer"),
-        Term("TPOT", "time per output token: an answer's time after its first token, divided by "
+        Term("TTFT", "Time to first token: from a request's arrival to its first new token"),
+        Term("ITL", "Inter-token latency: the gap between two tokens of one answer"),
+        Term("TPOT", "Time per output token: an answer's time after its first token, divided by "
              "the tokens that followed it"),
-        Term("p50", "the median: half of the measured values are at or below it", ("P50",)),
-        Term("p99", "the value that only the slowest one in a hundred measurements passes",
+        Term("p50", "The median: half of the measured values are at or below it", ("P50",)),
+        Term("p99", "The value that only the slowest one in a hundred measurements passes",
              ("P99",)),
-        Term("throughput", "the tokens a server writes per second over a whole run"),
-        Term("goodput", "the requests per second that finish within their latency targets"),
-        Term("SLO", "service-level objective: the latency a request must stay within to count "
+        Term("throughput", "The tokens a server writes per second over a whole run"),
+        Term("goodput", "The requests per second that finish within their latency targets"),
+        Term("SLO", "Service-level objective: the latency a request must stay within to count "
              "as served well"),
-        Term("GPU", "the chip that runs the model; its memory holds the weights and the KV "
+        Term("GPU", "The chip that runs the model; its memory holds the weights and the KV "
              "cache"),
-        Term("hash", "a short fingerprint computed from a block's tokens: equal tokens give "
+        Term("hash", "A short fingerprint computed from a block's tokens: equal tokens give "
              "equal hashes"),
-        Term("draft", "a token a small, fast model guesses ahead, which the big model then "
+        Term("draft", "A token a small, fast model guesses ahead, which the big model then "
              "checks", ("drafts",)),
-        Term("bf16", "a 16-bit number format: 2 bytes per value"),
-        Term("FP8", "an 8-bit number format: 1 byte per value", ("fp8",)),
+        Term("bf16", "A 16-bit number format: 2 bytes per value"),
+        Term("FP8", "An 8-bit number format: 1 byte per value", ("fp8",)),
     ),
     "zh": (
         Term("token", "语言模型读和写的单位：一个词或词的一部分", (), ("词元", "令牌")),

@@ -9,39 +9,39 @@ from pipeline.fields.vocabulary import Term
 
 VOCABULARY: dict[str, tuple[Term, ...]] = {
     "en": (
-        Term("forward pass", "the pass that runs a batch through the layers to its loss",
+        Term("forward pass", "The pass that runs a batch through the layers to its loss",
              ("forward",)),
-        Term("backward pass", "the pass back through the layers that computes the gradients",
+        Term("backward pass", "The pass back through the layers that computes the gradients",
              ("backward",)),
-        Term("gradient", "how much each weight should change to lower the loss",
+        Term("gradient", "How much each weight should change to lower the loss",
              ("gradients", "grads")),
-        Term("weights", "the model's learned numbers (its parameters)", ("weight",)),
-        Term("optimizer states", "what the optimizer keeps for each weight between steps (for "
+        Term("weights", "The model's learned numbers (its parameters)", ("weight",)),
+        Term("optimizer states", "What the optimizer keeps for each weight between steps (for "
              "Adam: two running averages and an fp32 copy)", ("optimizer state", "optimizer")),
-        Term("activations", "the values the forward pass keeps for the backward pass",
+        Term("activations", "The values the forward pass keeps for the backward pass",
              ("activation",)),
-        Term("all-reduce", "a collective after which every GPU holds the sum of all GPUs' "
+        Term("all-reduce", "A collective after which every GPU holds the sum of all GPUs' "
              "values", ("all-reduces",), ("allreduce", "all reduce", "allreduces")),
-        Term("ring all-reduce", "an all-reduce that passes pieces around a ring of GPUs, every "
+        Term("ring all-reduce", "An all-reduce that passes pieces around a ring of GPUs, every "
              "link busy at once"),
-        Term("micro-batch", "a slice of the batch that runs through the model on its own",
+        Term("micro-batch", "A slice of the batch that runs through the model on its own",
              ("micro-batches",), ("microbatch", "microbatches", "micro batch", "micro batches")),
-        Term("bubble", "time a pipeline stage sits idle, waiting for work", ("bubbles",)),
-        Term("bucket", "a group of gradients sent in one all-reduce as soon as all of them are "
+        Term("bubble", "Time a pipeline stage sits idle, waiting for work", ("bubbles",)),
+        Term("bucket", "A group of gradients sent in one all-reduce as soon as all of them are "
              "ready", ("buckets",)),
-        Term("GPU", "the chip that trains the model; its memory holds the weights, gradients, "
+        Term("GPU", "The chip that trains the model; its memory holds the weights, gradients, "
              "optimizer states and activations"),
-        Term("HBM", "the GPU's own memory (high-bandwidth memory)"),
-        Term("node", "one server with several GPUs joined by fast links", ("nodes",)),
-        Term("NVLink", "the fast link between the GPUs inside one node"),
-        Term("MFU", "model FLOPs utilization: the share of the GPUs' peak arithmetic the "
+        Term("HBM", "The GPU's own memory (high-bandwidth memory)"),
+        Term("node", "One server with several GPUs joined by fast links", ("nodes",)),
+        Term("NVLink", "The fast link between the GPUs inside one node"),
+        Term("MFU", "Model FLOPs utilization: the share of the GPUs' peak arithmetic the "
              "training really uses"),
-        Term("FSDP", "fully sharded data parallel: each GPU keeps a slice of the weights, "
+        Term("FSDP", "Fully sharded data parallel: each GPU keeps a slice of the weights, "
              "gradients and optimizer states and gathers the rest when it needs them"),
-        Term("ZeRO", "a scheme that splits optimizer states (stage 1), gradients (2) and weights "
+        Term("ZeRO", "A scheme that splits optimizer states (stage 1), gradients (2) and weights "
              "(3) across the data-parallel GPUs"),
-        Term("bf16", "a 16-bit number format: 2 bytes per value"),
-        Term("fp32", "a 32-bit number format: 4 bytes per value"),
+        Term("bf16", "A 16-bit number format: 2 bytes per value"),
+        Term("fp32", "A 32-bit number format: 4 bytes per value"),
     ),
     "zh": (
         Term("前向", "把一批数据逐层算到损失的那一遍", ("前向传播", "forward")),
