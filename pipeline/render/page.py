@@ -234,10 +234,11 @@ def _route(plan: Plan, corpus: Corpus, links: LinkReport | None, notes: Annotato
 
 
 def _route_rule(route: list[RouteView], lang: str) -> str:
-    """How the minutes were estimated, or, when no stop has any (no saved copy, no count from
-    the link check), that none could be: never a rule for times the page does not show."""
+    """How the minutes were estimated; nothing when no stop has any (no saved copy, no count
+    from the link check): a route without times needs no rule, and readers took a sentence
+    saying so for a production note (readers cc2, cc4)."""
     if not any(stop.minutes for stop in route):
-        return str(ui(lang)["route_no_minutes"])
+        return ""
     rates = {stop.counted for stop in route if stop.minutes}
     key = "route_rule" if rates == {"zh", "en"} else f"route_rule_{rates.pop()}"
     return str(ui(lang)[key]).format(

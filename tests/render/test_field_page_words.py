@@ -53,7 +53,7 @@ def test_the_main_threads_subtitle_says_its_kind(name: str, kind: str) -> None:
     assert heading is not None
     said = heading.get_text()
     assert ("turns around this loop" in said) == (kind == "loop")
-    assert ("one stage after another" in said) == (kind == "pipeline")
+    assert ("these stages, one after another" in said) == (kind == "pipeline")
 
 
 def test_a_walkthrough_of_two_worked_examples_heads_its_table_with_their_titles() -> None:
