@@ -45,11 +45,12 @@ def count_sentences(text: str) -> int:
     return len(parts)
 
 
-# Digits inside a name are part of the name (FP8, BF16, H100, Llama-3-8B, GPT-4, P99, V1; 1F1B):
-# a word that starts with a Latin letter, or that mixes digits and letters at least twice.
+# Digits inside a name are part of the name (FP8, BF16, H100, Llama-3-8B, GPT-4, P99, V1; 1F1B;
+# 3D parallelism): a word that starts with a Latin letter, that mixes digits and letters at
+# least twice, or a dimension ("2D", "3D": a played model kept "3D parallelism" out of captions).
 NAME_WITH_DIGITS = re.compile(
     r"(?<![A-Za-z0-9])(?:[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*"
-    r"|\d+[A-Za-z]+\d+[A-Za-z0-9]*)(?![A-Za-z0-9])"
+    r"|\d+[A-Za-z]+\d+[A-Za-z0-9]*|\dD)(?![A-Za-z0-9])"
 )
 
 

@@ -70,7 +70,7 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "学习进度：{state}（点一下切换）",
         "theme_toggle": "切换白天/黑板主题",
         "glossary_hint": "点一下带下划线的词，看它的一句话定义。",
-        "stamp_hint": "卡片右上角的印章记学习进度（做这页的人可能已先标好几张）；点一下印章可以改，改动只留在这个浏览器里。",
+        "stamp_hint": "卡片右上角的印章记你的学习进度：点一下可以标成已学、补一下或下一站，标记只留在这个浏览器里。",
         "skip": "跳到卡片",
         "no_sources": "（没有带网址的资料）",
         "separator": "、",
@@ -136,9 +136,8 @@ UI_STRINGS: Mapping[str, Mapping[str, str]] = {
         "stamp_label": "Progress: {state} (click to change)",
         "theme_toggle": "Switch between paper and chalkboard theme",
         "glossary_hint": "Tap an underlined word to see its one-sentence definition.",
-        "stamp_hint": "The stamp on each card marks learning progress (whoever made this page "
-        "may have marked a few already); tap a stamp to change it, the change stays in this "
-        "browser.",
+        "stamp_hint": "The stamp on each card marks your progress: tap it to mark a card learned, "
+        "to review or next; the mark stays in this browser.",
         "skip": "Skip to the cards",
         "no_sources": "(no sources with an address)",
         "separator": ", ",

@@ -22,8 +22,9 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
         Term("token budget", "The most tokens one step may compute", ("budget",)),
         Term("preemption", "The scheduler taking a running request's memory back, to run it "
              "again from its prompt later", ("preempted", "preempt", "preempts")),
-        Term("stall", "A step in which an answer that is running gets no new token",
-             ("stalls", "stalled"), ("stutter", "stutters", "hiccup", "hiccups")),
+        Term("stall", "A long pause in an answer that is running: a step that gives it no new "
+             "token, or one that a long prefill makes slow", ("stalls", "stalled"),
+             ("stutter", "stutters", "hiccup", "hiccups")),
         Term("TTFT", "Time to first token: from a request's arrival to its first new token"),
         Term("ITL", "Inter-token latency: the gap between two tokens of one answer"),
         Term("TPOT", "Time per output token: an answer's time after its first token, divided by "

@@ -4,7 +4,7 @@ activations), and small readers of the run's view.
 
 Colours keep their page-wide meaning (P14): work in progress is green (a forward a light green
 block, a backward the same green hatched), what a GPU keeps in memory is blue (gradients
-hatched, optimizer states filled) beside the weights' pale ink hatching, the activations of
+hatched, optimizer states filled) beside the weights' pale ink cross-hatching, the activations of
 micro-batches in flight green, idle grey, and what does not fit red dashed.
 """
 
@@ -88,7 +88,10 @@ def memory_part(cv: Canvas, eid: str, part: str, x: float, y: float, w: float, h
     rng = cv.rng(eid)
     poly = rough.rect_poly(x, y, w, h)
     if part == "params":
-        cv.stroke(rough.hachure(rng, poly, 4.0), INK, width=0.8, opacity=WEIGHTS_OPACITY)
+        # cross-hatched: a pipeline lane's idle time is grey single hatching (reader tr-r4 took
+        # the two for one thing)
+        cv.stroke(rough.hachure(rng, poly, 4.0, cross=True), INK, width=0.8,
+                  opacity=WEIGHTS_OPACITY)
     elif part == "grads":
         cv.fill(poly_d(poly), colour("stored"), 0.12)
         cv.stroke(rough.hachure(rng, poly, 3.5, angle=49.0), colour("stored"), width=0.9)
