@@ -333,3 +333,16 @@ def test_tensor_parallel_waits_are_drawn_inside_the_step_not_at_its_end() -> Non
     gaps = [b - a for a, b in zip(xs, xs[1:], strict=False)]
     assert min(gaps) > 20  # compute between every two waits
     assert waits("without") == []  # no tensor parallelism, nothing exposed
+
+
+def test_a_tensor_parallel_step_draws_the_gpus_that_share_each_layer() -> None:
+    """Reader tr-r4: the tensor-parallel fix was one GPU's bar, the split nowhere drawn. A step
+    of a run with tp > 1 stacks tp chips (up to 4) and says they split each layer; tp = 1 draws
+    one chip and says nothing of it."""
+    for variant, tp in (("without", 1), ("with", 2)):
+        view, _values = run_view("tensor_recompute", variant)
+        assert view.tp == tp
+        svg = _draw("tensor_recompute", "step_bar", variant, "en", {})
+        chips = len(re.findall(r'<use [^>]*href="#[^"]*gpu-(?:busy|idle)', svg))
+        assert chips == tp, variant
+        assert ("2 GPUs split each layer" in svg) == (tp == 2), variant

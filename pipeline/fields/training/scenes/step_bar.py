@@ -40,16 +40,17 @@ HIDDEN_Y, HIDDEN_H = 149.0, 6.0
 ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
+TP_CHIPS, TP_CHIP_STEP = 4, 6.0  # a tensor-parallel step draws up to 4 chips, stacked
 TP_PIECES = 4  # a one-micro-batch step cut into quarters to draw its per-layer all-reduces
 TEXT = {
     "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
            "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）",
-           "layers": "，分在每一层里"},
+           "layers": "，分在每一层里", "split": " · {tp} 张 GPU 分担每一层"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
            "busy": "busy {c} of {t} {u}", "compute": "compute {v}", "idle": "idle {v}",
            "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)",
-           "layers": " across layers"},
+           "layers": " across layers", "split": " · {tp} GPUs split each layer"},
 }
 
 
@@ -77,7 +78,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     view: TrainingView = ctx.run
     step, words = view.step, TEXT[ctx.lang]
     unit = unit_word(view, ctx.lang)
-    cast.gpu(cv, CHIP_X, CHIP_CY, busy=step.compute >= 0.5 * step.step_time, eid="gpu")
+    busy = step.compute >= 0.5 * step.step_time
+    if view.tp > 1:  # the layer's other slices: the chips that share it, one behind another
+        for k in range(min(view.tp, TP_CHIPS) - 1, 0, -1):
+            cv.use(cast.symbol_id("gpu-busy" if busy else "gpu-idle"),
+                   CHIP_X + k * TP_CHIP_STEP, CHIP_CY - k * TP_CHIP_STEP)
+    cast.gpu(cv, CHIP_X, CHIP_CY, busy=busy, eid="gpu")
     cv.layout.place(words["step"].format(t=clock(view, step.step_time), u=unit), x=HEAD_X,
                     cy=HEAD_CY, role="label", size=SMALL_SIZE + 2.5, anchor="start", floor=None)
     if view.unit_cost:
@@ -86,6 +92,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     else:
         mfu = number(100.0 * step.mfu) if step.mfu is not None else "-"
         sub = words["rate"].format(tps=round(step.tokens_per_s), mfu=mfu)
+    if view.tp > 1:
+        sub += words["split"].format(tp=view.tp)
     cv.layout.place(sub, x=HEAD_X, cy=SUB_CY, role="label", size=SMALL_SIZE, anchor="start",
                     floor=None, max_width=SCENE_X1 - HEAD_X)
 
