@@ -46,11 +46,11 @@ TEXT = {
     "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
            "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）",
-           "layers": "，分在每一层里", "split": " · {tp} 张 GPU 分担每一层"},
+           "layers": "，分在每一层里", "split": "，{tp} 张 GPU 分担每层"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
            "busy": "busy {c} of {t} {u}", "compute": "compute {v}", "idle": "idle {v}",
            "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)",
-           "layers": " across layers", "split": " · {tp} GPUs split each layer"},
+           "layers": " across layers", "split": ", {tp} GPUs split each layer"},
 }
 
 
@@ -84,16 +84,17 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             cv.use(cast.symbol_id("gpu-busy" if busy else "gpu-idle"),
                    CHIP_X + k * TP_CHIP_STEP, CHIP_CY - k * TP_CHIP_STEP)
     cast.gpu(cv, CHIP_X, CHIP_CY, busy=busy, eid="gpu")
-    cv.layout.place(words["step"].format(t=clock(view, step.step_time), u=unit), x=HEAD_X,
-                    cy=HEAD_CY, role="label", size=SMALL_SIZE + 2.5, anchor="start", floor=None)
+    head = words["step"].format(t=clock(view, step.step_time), u=unit)
+    if view.tp > 1:
+        head += words["split"].format(tp=view.tp)
+    cv.layout.place(head, x=HEAD_X, cy=HEAD_CY, role="label", size=SMALL_SIZE + 2.5,
+                    anchor="start", floor=None, max_width=SCENE_X1 - HEAD_X)
     if view.unit_cost:
         sub = words["busy"].format(c=clock(view, step.compute), t=clock(view, step.step_time),
                                    u=unit)
     else:
         mfu = number(100.0 * step.mfu) if step.mfu is not None else "-"
         sub = words["rate"].format(tps=round(step.tokens_per_s), mfu=mfu)
-    if view.tp > 1:
-        sub += words["split"].format(tp=view.tp)
     cv.layout.place(sub, x=HEAD_X, cy=SUB_CY, role="label", size=SMALL_SIZE, anchor="start",
                     floor=None, max_width=SCENE_X1 - HEAD_X)
 
