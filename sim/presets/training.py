@@ -157,7 +157,9 @@ def data_parallel(
 
 
 def _zero(variant: str, k: Mapping[str, float]) -> Workload:
-    return data_parallel(8, _int(k, "zero") if variant == "with" else 0)
+    gpus = _int(k, "gpus")
+    return data_parallel(gpus, _int(k, "zero") if variant == "with" else 0,
+                         gpus_per_node=gpus)
 
 
 def _recompute(variant: str, k: Mapping[str, float]) -> Workload:
@@ -270,10 +272,16 @@ SCENARIOS: dict[str, TrainingScenario] = {
             "8 H100s in one node train Llama-3-8B data-parallel, 4 sequences each per step. "
             "Plain DP keeps a full copy of the weights, gradients and Adam states on every GPU "
             "(20 bytes a parameter, 160 GB): it does not fit. ZeRO-1 shards the optimizer states "
-            "8 ways, ZeRO-2 the gradients too, ZeRO-3 the weights too (DeepSpeed's accounting).",
+            "8 ways, ZeRO-2 the gradients too, ZeRO-3 the weights too (DeepSpeed's accounting). "
+            "Fewer GPUs (knob gpus) share the states fewer ways: on 4, ZeRO-1 and ZeRO-2 no "
+            "longer fit and ZeRO-3 does.",
             _zero,
             (_knob("zero", "ZeRO stage: 1 shards the optimizer states, 2 also the gradients, 3 "
-                   "also the weights", "stage", 1, 3, (0, 1), variants=("with",)),),
+                   "also the weights", "stage", 1, 3, (0, 1), variants=("with",)),
+             # fewer GPUs share the states fewer ways: the run where a lower stage no longer
+             # fits and a higher one does (a played model's FSDP card had none, reader hf4)
+             _knob("gpus", "data-parallel GPUs in the node, each sharing the states", "GPUs",
+                   2, 8, (8, 8))),
         ),
         TrainingScenario(
             "recompute",

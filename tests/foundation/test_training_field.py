@@ -27,6 +27,7 @@ from pipeline.fields.training.walkthrough import comparison_rows, moments
 from pipeline.plan.job import render_system
 from pipeline.plan.model import parse_plan
 from pipeline.plan.rules import plan_violations
+from pipeline.simulate.results import run_sim
 from sim.presets.training import SCENARIOS, scenario
 from sim.presets.training_sweep import METRICS, TECHNIQUES, training_sweep
 from sim.training.run import run_training
@@ -453,3 +454,21 @@ def _page_violations(data: dict[str, Any]) -> list[str]:
     from pipeline.simulate.checks import page_violations
 
     return [str(v) for v in page_violations(parse_plan(data))[0]]
+
+
+def test_fewer_gpus_give_a_card_after_zero_1_a_trouble_that_does_not_fit() -> None:
+    """Reader hf4: FSDP's card after a ZeRO-1 card that fits had no honest trouble (the played
+    model repeated plain DP's). On 4 GPUs (knob `gpus`) ZeRO-1 overflows and ZeRO-3 fits, so
+    the card can draw the stage before against its own, and the validator accepts it."""
+    data = _training_plan()
+    four = [{"name": "gpus", "value": 4}]
+    data["concepts"][1]["trouble"].update(variant="with", knobs=[*four, {"name": "zero",
+                                                                      "value": 1}])
+    data["concepts"][1]["fix"]["knobs"] = [*four, {"name": "zero", "value": 3}]
+    assert [v for v in _page_violations(data) if v.startswith("concepts[1].")] == []
+    sim = run_sim(parse_plan(data))
+    plan = parse_plan(data)
+    views = [fields.run_view(plan, plan.concepts[1], p, sim)
+             for p in (plan.concepts[1].trouble, plan.concepts[1].fix)]
+    assert [v.gpus for v in views] == [4, 4]
+    assert [all(r.fits for r in v.memory) for v in views] == [False, True]
