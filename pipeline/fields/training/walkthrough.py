@@ -26,8 +26,8 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "at": "时刻 {t}：", "runs": "GPU {r} 做 {kind}{mb}", "idle": "GPU {who} 空着等",
         "sep": "，", "then": "；", "end": "。", "first": "（F{mb} = 第 {mb} 个微批次的前向，B = 反向{chunks}）",
         "last": "这是最后一个动作，到 {t} 一步结束", "who_sep": "、",
-        "rs": "第 {s} 步（归约散播）：每张 GPU 把一块传给下一张，下一张把它加到自己那块上",
-        "ag": "第 {s} 步（全收集）：每张 GPU 把加好的一块传给下一张，下一张照抄",
+        "rs": "第 {s} 轮（归约散播）：每张 GPU 把一块传给下一张，下一张把它加到自己那块上",
+        "ag": "第 {s} 轮（全收集）：每张 GPU 把加好的一块传给下一张，下一张照抄",
         "rs_done": "；现在每张 GPU 都有一块是 {n} 张 GPU 的总和",
         "ag_done": "；现在每张 GPU 都有全部 {n} 块的总和，可以更新权重",
         "rs_first": "（{n} 张 GPU 各把 {size} 的梯度切成 {n} 块；GPU g 先传第 g+1 块）",
@@ -37,13 +37,13 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "at": "At t = {t}: ", "runs": "GPU {r} runs {kind}{mb}", "idle": "GPU {who} idle",
         "sep": ", ", "then": "; ", "end": ".", "first": " (F{mb} = micro-batch {mb}'s forward, B = backward{chunks})",
         "last": "the last action, and the step ends at {t}", "who_sep": ", ",
-        "rs": "Step {s} (reduce-scatter): every GPU passes one chunk to the next, which adds it "
+        "rs": "Round {s} (reduce-scatter): every GPU passes one piece to the next, which adds it "
               "to its own",
-        "ag": "Step {s} (all-gather): every GPU passes a summed chunk to the next, which keeps it",
-        "rs_done": "; now each GPU holds one chunk summed over all {n} GPUs",
-        "ag_done": "; now every GPU holds all {n} chunks summed and can update its weights",
-        "rs_first": " ({n} GPUs each cut {size} of gradients into {n} chunks; GPU g sends "
-                    "chunk g+1 first)",
+        "ag": "Round {s} (all-gather): every GPU passes a summed piece to the next, which keeps it",
+        "rs_done": "; now each GPU holds one piece summed over all {n} GPUs",
+        "ag_done": "; now every GPU holds all {n} pieces summed and can update its weights",
+        "rs_first": " ({n} GPUs each cut {size} of gradients into {n} pieces; GPU g sends "
+                    "piece g+1 first)",
         "chunk2": " (2nd chunk)", "chunks": "; each GPU holds two chunks of layers, and the 2nd "
                                             "chunk's blocks have a dashed outline",
     },

@@ -41,9 +41,9 @@ OPS = {
            "reduce_scatter": "ring reduce-scatter"},
 }
 TEXT = {
-    "zh": {"head": "{op} {size}：{steps} 步，{ms} 毫秒", "each": "每步把 1/{n} 传给下一张",
+    "zh": {"head": "{op} {size}：{steps} 轮，{ms} 毫秒", "each": "每轮把 1/{n} 传给下一张",
            "net": "；粗箭头跨节点走网络", "nvlink": "，全走 NVLink"},
-    "en": {"head": "{op}, {size}: {steps} steps, {ms} ms", "each": "each step: 1/{n} on to the next",
+    "en": {"head": "{op}, {size}: {steps} rounds, {ms} ms", "each": "each round: 1/{n} on to the next",
            "net": "; thick = network", "nvlink": ", all on NVLink"},
 }
 
@@ -129,9 +129,9 @@ def _desc(lang: str, view: TrainingView, ring: Collective, steps: int, crossing:
     if lang == "zh":
         where = "跨节点的两段走网络，最慢的链路决定整圈的时间" if crossing else "全在一个节点内走 NVLink"
         return (f"{n} 张 GPU 围成一圈做{OPS['zh'][ring.op]}：{size} 的梯度切成 {n} 块，"
-                f"{steps} 步里每步每张把一块传给下一张；{where}，一次 {ms} 毫秒（{link}）。")
+                f"{steps} 轮里每轮每张把一块传给下一张；{where}，一次 {ms} 毫秒（{link}）。")
     where = ("the two hops between nodes run on the network, the slowest link, which sets the "
              "ring's time" if crossing else "all inside one node, on NVLink")
     return (f"{n} GPUs in a ring run a {OPS['en'][ring.op]}: {size} of gradients cut into {n} "
-            f"chunks, and in each of {steps} steps every GPU passes one chunk to the next; "
+            f"pieces, and in each of {steps} rounds every GPU passes one piece to the next; "
             f"{where}: {ms} ms a call ({link}).")
