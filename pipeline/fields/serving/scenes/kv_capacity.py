@@ -38,10 +38,10 @@ BEAN_PITCH = 34.0
 MATH_CY = (170.0, 190.0)
 MAX_BLOCKS = 24
 WORDS = {
-    "zh": {"weights": "权重 {v}", "other": "本例不用 {v}", "kv": "KV {v}",
+    "zh": {"weights": "权重 {v}", "other": "其余（工作内存、图外的 KV）{v}", "kv": "KV {v}",
            "line1": "每个 token KV {tok} ({dtype})，一块 {bs} 个 token {blk}",
            "line2": "{budget} ÷ {blk} = {n} 块，装 {fit} 个 token", "out": "挤出去了"},
-    "en": {"weights": "weights {v}", "other": "not in the example {v}", "kv": "KV {v}",
+    "en": {"weights": "weights {v}", "other": "rest: working memory, KV not drawn {v}", "kv": "KV {v}",
            "line1": "KV per token {tok} ({dtype}), a {bs}-token block {blk}",
            "line2": "{budget} ÷ {blk} = {n} blocks = {fit} tokens", "out": "pushed out"},
 }
@@ -85,8 +85,10 @@ def _bar(cv: Canvas, ctx: SceneContext, cap: CapacityView) -> None:
         ox = X0 + ww
         cv.fill(poly_d(rough.rect_poly(ox, BAR_Y, span - ww, BAR_H)), colour("idle"), 0.18)
         cv.stroke(rough.rect(rng, ox, BAR_Y, span - ww, BAR_H, 0.5, 1), colour("idle"), width=1.3)
+        # written inside its own grey part: above it there is no room beside the other two
         cv.layout.place(words["other"].format(v=size_text(other)), x=ox + (span - ww) / 2,
-                        cy=LABEL_CY, role="label", size=SMALL_SIZE, floor=None)
+                        cy=BAR_Y + BAR_H / 2 + 1.5, role="label", size=SMALL_SIZE, floor=None,
+                        max_width=span - ww - 6)
     kx = X1 - KV_SLIVER
     cv.fill(poly_d(rough.rect_poly(kx, BAR_Y, KV_SLIVER, BAR_H)), colour("running"), 0.6)
     cv.stroke(rough.rect(rng, kx, BAR_Y, KV_SLIVER, BAR_H, 0.3, 1), width=1.5)
