@@ -1,6 +1,6 @@
 """Interleaved pipeline schedules put two chunks of layers on each GPU. A beginner reading the
 interleaved 1F1B card could not tell them apart ("F1" twice, no explanation): the picture draws
-a later chunk's blocks with a dashed outline (in the key too), and the walkthrough's sentences
+a later chunk's blocks with a bold edge (in the key too), and the walkthrough's sentences
 name it."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def test_the_later_chunk_is_named_in_the_walkthrough_and_only_there() -> None:
                    for i, m in enumerate(moments(plain, 99)))
 
 
-def test_the_picture_keys_the_dashed_outline_only_when_there_are_two_chunks() -> None:
-    assert "虚线框" in panel_svg("interleaving", "pipeline", "with", "zh")
-    assert "dashed" in panel_svg("interleaving", "pipeline", "with", "en")
-    assert "虚线框" not in panel_svg("interleaving", "pipeline", "without", "zh")
+def test_the_picture_keys_the_bold_edge_only_when_there_are_two_chunks() -> None:
+    assert "粗框" in panel_svg("interleaving", "pipeline", "with", "zh")
+    assert "bold edge" in panel_svg("interleaving", "pipeline", "with", "en")
+    assert "粗框" not in panel_svg("interleaving", "pipeline", "without", "zh")

@@ -31,7 +31,7 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "rs_done": "；现在每张 GPU 都有一块是 {n} 张 GPU 的总和",
         "ag_done": "；现在每张 GPU 都有全部 {n} 块的总和，可以更新权重",
         "rs_first": "（{n} 张 GPU 各把 {size} 的梯度切成 {n} 块；GPU g 先传第 g+1 块）",
-        "chunk2": "（第二段）", "chunks": "；每张 GPU 存两段层，标“第二段”的是后一段，图里画虚线框",
+        "chunk2": "（第二段）", "chunks": "；每张 GPU 存两段层，标“第二段”的是后一段，图里画粗框",
     },
     "en": {
         "at": "At t = {t}: ", "runs": "GPU {r} runs {kind}{mb}", "idle": "GPU {who} idle",
@@ -45,7 +45,7 @@ WORDS: Mapping[str, Mapping[str, str]] = {
         "rs_first": " ({n} GPUs each cut {size} of gradients into {n} pieces; GPU g sends "
                     "piece g+1 first)",
         "chunk2": " (2nd chunk)", "chunks": "; each GPU holds two chunks of layers, and the 2nd "
-                                            "chunk's blocks have a dashed outline",
+                                            "chunk's blocks have a bold edge",
     },
 }
 

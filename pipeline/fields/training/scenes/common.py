@@ -41,12 +41,12 @@ MEMORY_PARTS = ("params", "grads", "optimizer", "activations")
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {
-        "F": "前向", "B": "反向", "idle": "空闲", "chunk2": "虚线框：卡上第二段", "gpu": "GPU {n}", "each_gpu": "每张 GPU",
+        "F": "前向", "B": "反向", "idle": "空闲", "chunk2": "粗框：卡上第二段层", "gpu": "GPU {n}", "each_gpu": "每张 GPU",
         "params": "权重", "grads": "梯度", "optimizer": "优化器", "activations": "激活",
         "units": "单位时间", "s": "秒", "ms": "毫秒",
     },
     "en": {
-        "F": "forward", "B": "backward", "idle": "idle", "chunk2": "dashed: its 2nd chunk", "gpu": "GPU {n}", "each_gpu": "each GPU",
+        "F": "forward", "B": "backward", "idle": "idle", "chunk2": "bold edge: its 2nd chunk", "gpu": "GPU {n}", "each_gpu": "each GPU",
         "params": "weights", "grads": "gradients", "optimizer": "optimizer", "activations":
         "activations", "units": "time units", "s": "s", "ms": "ms",
     },
@@ -62,12 +62,12 @@ def action_block(cv: Canvas, eid: str, kind: str, x: float, y: float, w: float, 
                  later_chunk: bool = False) -> None:
     """One action's block: a forward light green, a backward green and hatched, idle grey
     hatching (drawn over the paper so a lane's idle hatching stops at the block); a block of a
-    GPU's later chunk of layers (interleaved schedules) has a dashed ink outline as well."""
+    GPU's later chunk of layers (interleaved schedules) has a solid ink edge as well."""
     if later_chunk:
+        # a solid ink edge round the whole block: a dashed inset was too faint to find on a
+        # forward a few pixels wide (readers tr-r4, hf4)
         action_block(cv, eid, kind, x, y, w, h)
-        inset = min(1.6, w / 4)
-        cv.stroke(rough.rect(cv.rng(f"{eid}-chunk"), x + inset, y + 1.6, max(w - 2 * inset, 0.4),
-                             h - 3.2, 0.2, 1), INK, width=1.0, dashed=True)
+        cv.stroke(rough.rect(cv.rng(f"{eid}-chunk"), x, y, w, h, 0.2, 1), INK, width=1.6)
         return
     rng = cv.rng(eid)
     poly = rough.rect_poly(x, y, w, h)
