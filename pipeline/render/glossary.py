@@ -158,6 +158,10 @@ class Annotator:
         text and cannot carry a <dfn>)."""
         return self._notes(self.glossary.found(svg_text(svg)), marked=False)
 
+    def words(self, text: str) -> list[Note]:
+        """The same for plain text that carries no <dfn> (the cast's roles in the hand font)."""
+        return self._notes(self.glossary.found(text), marked=False)
+
     def index(self) -> list[tuple[str, str, str | None]]:
         """The footer's term list: (term, the note defining it, or None with the definition
         when the page never used the term). A field's word the page never used is left out:

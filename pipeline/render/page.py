@@ -160,6 +160,9 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
     thread_svg = page_draw.main_thread_svg(plan, lang=lang)
     thread.notes += notes.picture(thread_svg)
     cast_members, cast_key = page_draw.cast_legend(plan, lang=lang)
+    # the roles are set in the hand font and carry no <dfn>: a term they use ("thread") is
+    # defined under the cast (reader cc-r4 met it eight cards before its definition)
+    cast_notes = notes.words("\n".join(item.words for item in [*cast_members, *cast_key]))
     return {
         "lang": lang,
         "t": {**ui(lang), **fields.page_words(plan, lang), **_thread_words(plan)},
@@ -172,6 +175,7 @@ def _opening(plan: Plan, config: PageConfig, notes: Annotator) -> dict[str, Any]
         "thread": thread,
         "thread_svg": thread_svg,
         "cast_members": cast_members,
+        "cast_notes": cast_notes,
         "cast_key": cast_key,
         "symbol_defs": page_draw.symbol_defs(plan, lang=lang),
     }

@@ -101,3 +101,20 @@ def test_every_term_a_picture_writes_is_defined_at_or_before_its_card(name: str)
             assert abbr.casefold() in names or abbr.casefold() + "s" in names, (
                 f"{card['id']}: the picture writes '{abbr}', which the page never defines")
     assert checked >= 5
+
+
+@pytest.mark.parametrize("name", ["cpu-caches", "llm-inference", "training-at-scale"])
+def test_a_term_the_cast_uses_is_defined_before_the_cards(name: str) -> None:
+    """Reader cc-r4: the cast said "running another thread" eight cards before "thread" was
+    defined. The cast's roles carry no <dfn>; each term they use is defined under the cast."""
+    rendered = _render(name)
+    html = rendered.html
+    soup = BeautifulSoup(html, "html.parser")
+    words = "\n".join(li.get_text(" ") for li in soup.select("section[data-section=cast] figure li"))
+    glossary = Glossary(fields.page_glossary(rendered.plan))
+    used = set(glossary.found(words))
+    assert used, name  # each of these casts names a term
+    cards = html.index('data-section="cards"')
+    for index in used:
+        at = html.find(f'id="note-{index + 1}"')
+        assert 0 <= at < cards, f"{name}: '{glossary.entries[index].term}' defined after the cast"
