@@ -443,6 +443,12 @@ def _placeholder_rules(plan: Plan) -> list[Violation]:
     return sorted(out, key=lambda v: v.path)
 
 
+# The reader told they are stuck (page.toml's `stuck` read back to them: readers took it for a
+# production note, in route notes and walkthrough intros of four example plans).
+STUCK_TALK = re.compile(r"\byou(?:'re| are)(?: still)? stuck\b|where you(?:'re| are) stuck|你卡住",
+                        re.IGNORECASE)
+
+
 def _prose_rules(plan: Plan) -> list[Violation]:
     out = []
     if count_sentences(plan.takeaway) != 1:
@@ -460,6 +466,11 @@ def _prose_rules(plan: Plan) -> list[Violation]:
         for field in ("solves", "costs"):
             if "\n" in getattr(c, field):
                 out.append(Violation(f"concepts[{i}].{field}", "must be a single line (P7)"))
+    for path, text in reader_prose(plan):
+        if STUCK_TALK.search(text):
+            out.append(Violation(path, (
+                "tells the reader they are stuck: page.toml's `stuck` picks the walkthrough, "
+                "it is not news for the reader; say what the stop or section offers")))
     return out
 
 

@@ -191,3 +191,14 @@ def test_an_abbreviation_the_page_never_explains_is_sent_back(plan_data, corpus)
     aliased = copy.deepcopy(data)
     aliased["glossary"][0]["aliases"] = [*aliased["glossary"][0].get("aliases", []), "TP"]
     assert not [v for v in violations(aliased, corpus) if "abbreviation" in v]
+
+
+def test_telling_the_reader_they_are_stuck_is_refused_with_its_path(plan_data, corpus):
+    """page.toml's `stuck` picks the walkthrough; read back to the reader ("你卡住的…",
+    "where you are stuck") it is a production note (reader li-r4 and three example plans)."""
+    data = copy.deepcopy(plan_data)
+    data["route"][2]["why"] = "你卡住的分块预填充的原论文：生成停顿从哪来。"
+    data["walkthrough"]["intro"] = "Start where you are stuck: the budget, step by step."
+    found = violations(data, corpus)
+    assert sorted(v.split(":")[0] for v in found) == ["route[2].why", "walkthrough.intro"]
+    assert all("tells the reader they are stuck" in v for v in found)
