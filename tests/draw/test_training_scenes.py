@@ -162,6 +162,8 @@ def _run_numbers(view: TrainingView, values: dict[str, str]) -> set[str]:
         out |= {str(p.gpus), str(p.global_batch), str(p.global_batch // p.gpus)}
     for c in view.collectives:
         out |= {str(c.group), str(2 * (c.group - 1)), str(c.group - 1)}
+    if view.layers:  # a pipeline GPU's share of the model's layers
+        out |= {str(view.layers), str(view.layers // max(view.pp, 1))}
     return out
 
 

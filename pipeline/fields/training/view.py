@@ -131,6 +131,7 @@ class TrainingView:
     links: Mapping[str, Any] = field(default_factory=dict)
     points: tuple[ScalePoint, ...] = ()
     other_points: tuple[ScalePoint, ...] = ()  # the other variant's (scaling)
+    layers: int = 0  # the model's transformer layers (a pipeline GPU holds layers / pp)
 
     @property
     def unit_cost(self) -> bool:
@@ -190,6 +191,7 @@ class TrainingView:
             links=dict(data.get("links") or {}),
             points=tuple(_point(p) for p in data.get("points") or ()),
             other_points=tuple(_point(p) for p in data.get("other_points") or ()),
+            layers=int(work["model"].get("layers") or 0),
         )
 
 

@@ -44,9 +44,9 @@ CHIP_X, CHIP_CY = 50.0, 90.0
 LEFT_CY = (146.0, 166.0)
 KEY_WORDS = {"zh": {"grads": "梯度"}, "en": {"grads": "grads"}}
 TEXT = {
-    "zh": {"hbm": "显存 {v} GB", "alike": "共 {n} 张，都一样", "one": "就 1 张", "over": "超出 {v} GB",
+    "zh": {"hbm": "显存 {v} GB", "alike": "共 {n} 张，都一样", "stage": "每张 {l}/{L} 层", "one": "就 1 张", "over": "超出 {v} GB",
            "fits": "装得下", "total": "{v} GB", "split": "{n} 张分摊"},
-    "en": {"hbm": "HBM {v} GB", "alike": "{n} GPUs alike", "one": "1 GPU", "over": "{v} GB over",
+    "en": {"hbm": "HBM {v} GB", "alike": "{n} GPUs alike", "stage": "{l}/{L} layers each", "one": "1 GPU", "over": "{v} GB over",
            "fits": "it fits", "total": "{v} GB", "split": "split {n} ways"},
 }
 STATES = ("params", "grads", "optimizer")  # bottom up, as the bar stacks them
@@ -104,6 +104,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     gpus = view.dp * view.tp if view.pp == 1 else view.pp
     first = words["alike"].format(n=gpus) if view.pp == 1 and gpus > 1 else (
         words["one"] if gpus == 1 else "")
+    if view.pp > 1 and view.layers:  # a pipeline GPU's bar is its own layers' (reader hf5)
+        first = words["stage"].format(l=view.layers // view.pp, L=view.layers)
     over = max(0.0, view.peak.total - view.hbm)
     second = words["over"].format(v=gb(over)) if not fits else words["fits"]
     for text, cy in zip((first, second), LEFT_CY, strict=True):
