@@ -26,7 +26,7 @@ BASELINES_ZH = {
     "chunked_prefill": "不切块（整段预填充和解码挤在同一步）",
     "prefix_caching": "不开前缀缓存",
     "token_budget": "每步 {max_num_batched_tokens} 个 token 的预算",
-    "spec_decode": "不做投机解码",
+    "spec_decode": "不做投机解码（这里用 n-gram 猜测，猜本身不花时间，所以是收益的上限）",
     "fp8_kv": "bf16 的 KV cache",
     "tensor_parallel": "一张 GPU",
     "disaggregation": "两张 GPU 各自兼做预填充和解码",

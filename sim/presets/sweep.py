@@ -122,7 +122,8 @@ TECHNIQUES: tuple[Technique, ...] = (
               {"max_num_batched_tokens": 512}, {"max_num_batched_tokens": 2048},
               statistic="p99", why="a bigger budget makes fewer but longer stalls"),
     Technique("spec_decode", "speculative decoding, 3 drafts (n-gram) vs none",
-              "no speculation", "low_load", {}, {"num_speculative_tokens": 3},
+              "no speculation (an n-gram guesser, whose guessing costs no time: an upper bound)",
+              "low_load", {}, {"num_speculative_tokens": 3},
               per_metric={"itl": "tpot"},
               why="vllm bench serve counts a chunk of verified tokens as one ITL gap, so its "
                   "per-token latency is TPOT"),

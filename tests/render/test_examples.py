@@ -137,3 +137,12 @@ def test_the_shared_drawings_are_exactly_those_the_page_uses(example: Rendered) 
     assert used <= defined, sorted(used - defined)
     assert defined <= used, sorted(defined - used)
     assert "tj-bean-running" in defined
+
+
+def test_the_speculative_row_says_its_guessing_is_free(frontier: Rendered) -> None:
+    """Reader sf-r4: the ruler's -60% TPOT equals the acceptance pattern exactly, so the
+    drafter costs nothing; the row says so (an upper bound), not only the sweep's JSON."""
+    soup = BeautifulSoup(frontier.html, "html.parser")
+    rows = [li.get_text(" ") for li in soup.select("ul.ruler-rows li")]
+    spec = [r for r in rows if r.startswith("Speculative decoding")]
+    assert len(spec) == 1 and "costs no time" in spec[0] and "upper bound" in spec[0]
