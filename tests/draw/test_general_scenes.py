@@ -524,7 +524,7 @@ def test_bars_the_shared_scale_would_hide_keep_their_own_and_say_so() -> None:
     per = (max(_bar_ends(trouble)) - NUMBER_GAP - ZERO_X) / 75000
     factor = (longest / 263) / per
     [note] = [w for w in scene_words(fix) if w.startswith("drawn ")]
-    assert note == f"drawn {float(f'{factor:.2g}'):g}× larger than the other panel"
+    assert note == f"drawn {float(f'{factor:.2g}'):g}× larger, to be seen"
     assert not any(w.startswith("drawn ") for w in scene_words(trouble))
     _, ordinary = _card_panels("yuan")
     assert not any(w.startswith("drawn ") for w in scene_words(ordinary))

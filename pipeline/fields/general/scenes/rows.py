@@ -105,7 +105,7 @@ def card_scale(ctx: SceneContext, rows: Sequence[Row], units: Sequence[str]) -> 
 
 
 def zoom_note(cv: Canvas, ctx: SceneContext, scale: Scale) -> None:
-    """'drawn 140× larger than the other panel' in the top strip, left of the tag, when the
+    """'drawn 140× larger, to be seen' in the top strip, left of the tag, when the
     panel keeps its own scale."""
     if scale.zoom is None:
         return
