@@ -151,11 +151,12 @@ def focus_ring(cv: Canvas, eid: str, cx: float, cy: float, rx: float, ry: float)
 def gpu(
     cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str = "gpu", label: str = "GPU"
 ) -> None:
-    """The GPU (a `<use>` of the page's chip, busy or idle) with its label."""
+    """The GPU (a `<use>` of the page's chip, busy or idle) with its label (none: "")."""
     cv.use(symbol_id("gpu-busy" if busy else "gpu-idle"), cx, cy)
-    cv.layout.place(
-        label, x=cx, cy=cy + 13, role="name", size=14, floor=None, max_width=GPU_SIZE - 8
-    )
+    if label:
+        cv.layout.place(
+            label, x=cx, cy=cy + 13, role="name", size=14, floor=None, max_width=GPU_SIZE - 8
+        )
 
 
 def gpu_body(cv: Canvas, cx: float, cy: float, *, busy: bool, eid: str) -> None:

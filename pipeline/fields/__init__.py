@@ -229,10 +229,9 @@ def card_rules(plan: Plan, sim: SimResults) -> list[Violation]:
     return out
 
 
-def page_vocabulary(plan: Plan, lang: str | None = None) -> list[Term]:
+def page_vocabulary(plan: Plan) -> list[Term]:
     """The words the page's fields' pictures write (`Field.vocabulary`), in registry order."""
-    key = lang or plan.lang
-    return [t for fid in page_fields(plan) for t in FIELDS[fid].vocabulary.get(key, ())]
+    return [t for fid in page_fields(plan) for t in FIELDS[fid].vocabulary.get(plan.lang, ())]
 
 
 def page_glossary(plan: Plan) -> list[GlossaryEntry]:

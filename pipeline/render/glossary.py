@@ -100,13 +100,7 @@ class Glossary:
         <dfn>, such as a picture's words); returns the indexes newly defined."""
         if self._pattern is None:
             return []
-        new = []
-        for match in self._pattern.finditer(text):
-            index = self._index[match.group(0).casefold()]
-            if index not in self.defined:
-                self.defined.append(index)
-                new.append(index)
-        return new
+        return self.force([match.group(0) for match in self._pattern.finditer(text)])
 
     def _dfn(self, index: int, shown: str) -> str:
         # The term's name and definition live in the note; the <dfn> only points at it.
@@ -156,7 +150,7 @@ class Annotator:
         """The terms a drawing writes that the page has not defined yet, defined now: a reader
         meets "p99" or "block" in a picture before any sentence says it (panel words are SVG
         text and cannot carry a <dfn>)."""
-        return self._notes(self.glossary.found(svg_text(svg)), marked=False)
+        return self.words(svg_text(svg))
 
     def words(self, text: str) -> list[Note]:
         """The same for plain text that carries no <dfn> (the cast's roles in the hand font)."""

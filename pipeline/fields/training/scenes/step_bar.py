@@ -81,8 +81,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     busy = step.compute >= 0.5 * step.step_time
     if view.tp > 1:  # the layer's other slices: the chips that share it, one behind another
         for k in range(min(view.tp, TP_CHIPS) - 1, 0, -1):
-            cv.use(cast.symbol_id("gpu-busy" if busy else "gpu-idle"),
-                   CHIP_X + k * TP_CHIP_STEP, CHIP_CY - k * TP_CHIP_STEP)
+            cast.gpu(cv, CHIP_X + k * TP_CHIP_STEP, CHIP_CY - k * TP_CHIP_STEP, busy=busy,
+                     eid=f"gpu-{k}", label="")
     cast.gpu(cv, CHIP_X, CHIP_CY, busy=busy, eid="gpu")
     head = words["step"].format(t=clock(view, step.step_time), u=unit)
     if view.tp > 1:
