@@ -40,6 +40,7 @@ VARIANTS = ("without", "with")
 PAIRS = [(sid, scene) for sid, scenes in DRAWN_BY.items() for scene in scenes]
 # scene kind -> the scenario its golden files are drawn from (both variants)
 GOLDEN_CASES = [("pipeline", "one_f_one_b"), ("pipeline", "interleaving"),
+                ("division", "tensor_recompute"),
                 ("memory", "zero_sharding"), ("ring", "grad_sync"), ("step_bar", "grad_sync"),
                 ("scaling", "scaling")]
 ALLOWED_COLOURS = re.compile(
@@ -162,8 +163,12 @@ def _run_numbers(view: TrainingView, values: dict[str, str]) -> set[str]:
         out |= {str(p.gpus), str(p.global_batch), str(p.global_batch // p.gpus)}
     for c in view.collectives:
         out |= {str(c.group), str(2 * (c.group - 1)), str(c.group - 1)}
-    if view.layers:  # a pipeline GPU's share of the model's layers
+    if view.layers:  # a pipeline GPU's share of the model's layers, and each chunk's bounds
         out |= {str(view.layers), str(view.layers // max(view.pp, 1))}
+        per = view.layers // (view.pp * view.virtual_stages)
+        out |= {str(k * per + d) for k in range(view.pp * view.virtual_stages) for d in (0, 1)}
+    per_copy = max(1, view.global_batch // view.dp)  # the sequences each copy trains on
+    out |= {str(c * per_copy + d) for c in range(view.dp + 1) for d in (0, 1)}
     return out
 
 
@@ -348,3 +353,50 @@ def test_a_tensor_parallel_step_draws_the_gpus_that_share_each_layer() -> None:
         chips = len(re.findall(r'<use [^>]*href="#[^"]*gpu-(?:busy|idle)', svg))
         assert chips == tp, variant
         assert ("2 GPUs split each layer" in svg) == (tp == 2), variant
+
+
+def _texts(svg: str) -> list[str]:
+    root = ET.fromstring(svg)
+    out = []
+    for t in root.iter(f"{NS}text"):
+        if t.get("data-role") == "caption":
+            continue
+        spans = t.findall(f"{NS}tspan")
+        out += [s.text or "" for s in spans] if spans else [t.text or ""]
+    return out
+
+
+def test_division_tells_copies_from_a_split_layer() -> None:
+    """Data parallelism's copies train on different sequences; the GPUs that split a layer
+    (tensor parallelism) train on the same ones, each holding its own part of every layer."""
+    texts = _texts(_draw("tensor_recompute", "division", "with", "en", {}))
+    assert ["copy 1", "copy 2"] == [t for t in texts if t.startswith("copy")]
+    assert [t for t in texts if t.startswith("seq")] == ["seq 1-16", "seq 17-32"]  # 64 / 4 copies
+    assert [t for t in texts if t.startswith("GPU")] == ["GPU 0", "GPU 1", "GPU 2", "GPU 3"]
+    assert ["+2 more", "copies"] == [t for t in texts if t in ("+2 more", "copies")]  # the other two of the four copies
+    assert "a layer's 2 GPUs add up their parts: 4 all-reduces a layer" in texts
+    assert any(t.startswith("the 4 copies all-reduce their gradients: 8 GB") for t in texts)
+    one = _texts(_draw("tensor_recompute", "division", "without", "en", {}))
+    assert [t for t in one if t.startswith("seq")] == ["seq 1-8", "seq 9-16", "seq 17-24", "seq 25-32"]
+    assert "+4 more" in one and "copies" in one  # eight copies of one GPU each
+
+
+def test_division_marks_a_gpu_that_cannot_hold_its_share() -> None:
+    """One GPU holding all of Llama-3-8B's training state is over its 80 GB: the box is dashed
+    red and the band says by how much; split four ways it fits and nothing is dashed."""
+    alone = _draw("tensor_split", "division", "without", "en", {})
+    assert "stroke-dasharray" in alone
+    assert any(t.startswith("dashed red:") and "over its 80 GB" in t for t in _texts(alone))
+    split = _draw("tensor_split", "division", "with", "en", {})
+    assert "stroke-dasharray" not in split
+    assert "a layer's 4 GPUs add up their parts: 4 all-reduces a layer" in _texts(split)
+
+
+def test_division_names_each_pipeline_gpus_layers() -> None:
+    """A pipeline's boxes are its stages, left to right, with the layers each holds: one run
+    of 8 in 1F1B, two runs of 4 when interleaved (GPU k holds chunks k and k + 4)."""
+    plain = _texts(_draw("interleaving", "division", "without", "en", {}))
+    assert [t for t in plain if t.startswith("layers")] == [
+        "layers 1-8", "layers 9-16", "layers 17-24", "layers 25-32"]
+    mixed = "".join(_texts(_draw("interleaving", "division", "with", "zh", {}))).replace(" ", "")
+    assert "第1-4、17-20层" in mixed and "第13-16、29-32层" in mixed  # wrapped on narrow boxes

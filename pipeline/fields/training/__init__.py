@@ -42,11 +42,18 @@ if TYPE_CHECKING:
 
 @cache
 def _scenes() -> dict[str, SceneSpec]:
-    from pipeline.fields.training.scenes import memory, pipeline, ring, scaling, step_bar
+    from pipeline.fields.training.scenes import (
+        division,
+        memory,
+        pipeline,
+        ring,
+        scaling,
+        step_bar,
+    )
     from pipeline.fields.training.scenes.common import WORDS
 
     modules = {"pipeline": pipeline, "memory": memory, "ring": ring, "step_bar": step_bar,
-               "scaling": scaling}
+               "scaling": scaling, "division": division}
     return {kind: SceneSpec(kind, SCENE_SHOWS[kind], m.draw, WORDS) for kind, m in modules.items()}
 
 

@@ -40,6 +40,13 @@ SCENE_SHOWS: dict[str, str] = {
     "chunks to their neighbours: the collective's 2(n-1) steps, its bytes, link and time",
     "step_bar": "one training step as a bar: compute, exposed communication and idle (pipeline "
     "bubble) time, the communication hidden under compute drawn beneath; tokens/s and MFU",
+    "division": "who holds what and works on what: one box per data-parallel copy of the model "
+    "(at most 4; with a pipeline, one per stage, arrows between), in it each GPU that splits its "
+    "layers, under a square of one layer's weights with that GPU's part hatched, then the "
+    "sequences the box trains on per step and each GPU's memory (red dashed if over 80 GB); "
+    "beneath, "
+    "in words, the gradient all-reduce across copies, the per-layer all-reduces inside a "
+    "tensor group, what ZeRO shards. Draws data, tensor and pipeline parallelism apart",
     "scaling": "MFU against the number of GPUs (8 to 128) for both settings, the panel's own "
     "inked and the other pale; needs the scaling run",
 }
@@ -48,15 +55,15 @@ SCENE_SHOWS: dict[str, str] = {
 # lanes need a comic's every action; the ring needs a data-parallel collective in both
 # variants; the scaling chart needs a scaling run's points.
 DRAWN_BY: dict[str, tuple[str, ...]] = {
-    "pipeline_bubble": ("pipeline", "step_bar", "memory"),
-    "one_f_one_b": ("pipeline", "memory", "step_bar"),
-    "interleaving": ("pipeline", "step_bar", "memory"),
-    "zero_sharding": ("memory", "ring", "step_bar"),
-    "recompute": ("memory", "step_bar"),
-    "tensor_split": ("memory", "step_bar"),
-    "tensor_recompute": ("step_bar", "memory"),
-    "grad_sync": ("ring", "step_bar"),
-    "accumulation": ("memory", "step_bar"),
+    "pipeline_bubble": ("pipeline", "step_bar", "memory", "division"),
+    "one_f_one_b": ("pipeline", "memory", "step_bar", "division"),
+    "interleaving": ("pipeline", "step_bar", "memory", "division"),
+    "zero_sharding": ("memory", "ring", "step_bar", "division"),
+    "recompute": ("memory", "step_bar", "division"),
+    "tensor_split": ("memory", "step_bar", "division"),
+    "tensor_recompute": ("step_bar", "memory", "division"),
+    "grad_sync": ("ring", "step_bar", "division"),
+    "accumulation": ("memory", "step_bar", "division"),
     "scaling": ("scaling",),
 }
 
