@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pipeline import fonts
 from pipeline.draw import rough
-from pipeline.draw.canvas import Canvas
+from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.layout import family_for
 from pipeline.draw.palette import INK, colour
 from pipeline.fields.training.scenes.common import (
@@ -39,11 +39,12 @@ from pipeline.fields.training.view import TrainingView
 MAX_BOXES = 4  # more copies: the first three, then "+n more"
 MAX_CELLS = 4  # more GPUs to a layer: the first three, then "+n more"
 GAP, STAGE_GAP = 14.0, 16.0  # between boxes; between stages, room for an arrow
-MORE_W = 50.0
+MORE_W = 70.0  # room for '+n more copies' on two lines
 CELL = 48.0  # one GPU of a box: its square over its name
 BOX_TOP = 44.0
 HEAD_CY = 56.0
-SQUARE = 19.0
+SQUARE = 19.0  # one layer's weights: this tall, and this wide when whole
+PART_W = 10.0  # a split layer's matrix is this wide a part, so one part stays visible
 LINE = 20.0  # from one label's centre to the next
 BAND_FIRST, BAND_LAST = 17.0, 188.0  # the first band line under the boxes; the lowest
 TAG_LEFT = 300.0
@@ -97,11 +98,19 @@ def _sequences(view: TrainingView, copy: int, lang: str) -> str:
     return words["seq1"].format(a=a) if a == b else words["seq"].format(a=a, b=b)
 
 
+def square_width(parts: int) -> float:
+    return SQUARE if parts == 1 else min(CELL - 6, PART_W * parts)
+
+
 def _square(cv: Canvas, eid: str, x: float, y: float, parts: int, own: int) -> None:
-    """One layer's weights, split into `parts` columns, the GPU's own column cross-hatched."""
-    w = SQUARE / parts
+    """One layer's weights, split into `parts` columns, the GPU's own column cross-hatched and
+    tinted (the others are left empty: another GPU holds them)."""
+    width = square_width(parts)
+    w = width / parts
+    if parts > 1:
+        cv.fill(poly_d(rough.rect_poly(x + own * w, y, w, SQUARE)), INK, 0.12)
     memory_part(cv, eid, "params", x + own * w, y, w, SQUARE)
-    cv.stroke(rough.rect(cv.rng(f"{eid}-box"), x, y, SQUARE, SQUARE, 0.3, 1), width=1.1)
+    cv.stroke(rough.rect(cv.rng(f"{eid}-box"), x, y, width, SQUARE, 0.3, 1), width=1.1)
     for k in range(1, parts):
         cv.stroke(rough.line(cv.rng(f"{eid}-cut{k}"), (x + k * w, y), (x + k * w, y + SQUARE),
                              0.2, 1), INK, width=0.7)
@@ -117,6 +126,15 @@ def box_rows(view: TrainingView, lang: str, w: float) -> int:
     heads = [head_text(view, k, lang) for k in range(min(units(view), MAX_BOXES))]
     widest = max(fonts.measure(h, family_for(h, lang), SMALL_SIZE) for h in heads)
     return 1 if widest <= w - 3 else 2
+
+
+def _widest(view: TrainingView, lang: str, boxes: int) -> float:
+    """The widest one-line word a box writes (its sequences, its memory), so a box is never
+    drawn too narrow for them."""
+    words = [_sequences(view, 0 if view.pp > 1 else k, lang) for k in range(boxes)]
+    if view.memory:
+        words.append(TEXT[lang]["mem"].format(v=gb(view.peak.total)))
+    return max(fonts.measure(w, family_for(w, lang), SMALL_SIZE) for w in words)
 
 
 def units(view: TrainingView) -> int:
@@ -159,7 +177,7 @@ def _box(cv: Canvas, ctx: SceneContext, unit: int, x: float, w: float,
     x0 = cx - CELL * (cells + (view.tp > cells)) / 2
     for r in range(cells):
         mid = x0 + CELL * (r + 0.5)
-        _square(cv, f"sq-{unit}-{r}", mid - SQUARE / 2, square_top, view.tp, r)
+        _square(cv, f"sq-{unit}-{r}", mid - square_width(view.tp) / 2, square_top, view.tp, r)
         cv.layout.place(words["gpu"].format(g=first + r), x=mid, cy=gpu_cy, role="label",
                         size=SMALL_SIZE, floor=None, max_width=CELL - 2)
     if view.tp > cells:
@@ -214,7 +232,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                     max_width=TAG_LEFT - SCENE_X0 - SWATCH - 8)
     boxes = units(view)
     gap = STAGE_GAP if view.pp > 1 else GAP
-    need = CELL * (cells_drawn(view.tp) + (view.tp > MAX_CELLS)) + 8
+    need = max(CELL * (cells_drawn(view.tp) + (view.tp > MAX_CELLS)) + 8,
+               _widest(view, ctx.lang, min(boxes, MAX_BOXES)) + 6)
     span = SCENE_X1 - SCENE_X0
     drawn = min(boxes, MAX_BOXES)
     while drawn > 1 and drawn * need + gap * (drawn - 1) > span:
@@ -235,8 +254,8 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
     if more:
         x = left + drawn * (w + gap)
         cv.layout.place(words["more_stages" if view.pp > 1 else "more"].format(n=more),
-                        x=x + MORE_W / 2, cy=(BOX_TOP + bottom) / 2, role="label",
-                        size=SMALL_SIZE, floor=None, max_width=MORE_W + gap, max_lines=2)
+                        x=(x + SCENE_X1) / 2, cy=(BOX_TOP + bottom) / 2, role="label",
+                        size=SMALL_SIZE, floor=None, max_width=SCENE_X1 - x - 2, max_lines=2)
     lines = band_lines(view, ctx.lang)
     band = [cy for cy in (bottom + BAND_FIRST, bottom + BAND_FIRST + LINE) if cy <= BAND_LAST]
     for text, cy in zip(lines, band, strict=False):

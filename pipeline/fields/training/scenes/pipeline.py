@@ -14,6 +14,7 @@ from __future__ import annotations
 from pipeline import fonts
 from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas
+from pipeline.draw.layout import GAP
 from pipeline.draw.palette import FAINT
 from pipeline.errors import InputError
 from pipeline.fields.training.scenes.common import (
@@ -30,7 +31,7 @@ from pipeline.fields.training.scenes.common import (
     number,
     unit_word,
 )
-from pipeline.fields.training.view import TrainingView
+from pipeline.fields.training.view import Action, TrainingView
 
 MAX_LANES = 4
 MAX_BEANS = 8
@@ -76,14 +77,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                         size=SMALL_SIZE, anchor="start", floor=None)
         with cv.batch():
             action_block(cv, f"idle-{rank}", "idle", LANE_X0, y, view.span * scale, lane_h)
-            labels: list[tuple[str, float]] = []
             for i, a in enumerate(actions):
                 x, w = LANE_X0 + a.start * scale, (a.end - a.start) * scale
                 action_block(cv, f"act-{rank}-{i}", a.kind, x + 0.6, y, max(w - 1.2, 0.8), lane_h,
                              later_chunk=a.stage >= view.pp)
-                label = str(a.microbatch + 1)
-                if fonts.measure(label, fonts.HAND_EN, SMALL_SIZE) <= w - 2:
-                    labels.append((label, x + w / 2))
+        labels = lane_labels(actions, scale)
         if labels:
             cv.layout.place_row(labels, cy=cy, role="label", size=SMALL_SIZE)
         if rank < len(view.memory):
@@ -95,6 +93,27 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
                             role="label", size=SMALL_SIZE, anchor="end", floor=None)
     _axis(cv, ctx, view, scale)
     return SceneResult(_desc(ctx.lang, view), True)
+
+
+def lane_labels(actions: tuple[Action, ...], scale: float) -> list[tuple[str, float]]:
+    """Each block's micro-batch number at its centre, all of a kind or none in a lane: when
+    one forward of a lane is too thin for its number, or would touch its neighbour's, the
+    lane's forwards go unnumbered (a lane reading "1 3 4" looked like a missing micro-batch,
+    reader tr-r5); the backwards, twice as wide, are then checked the same way."""
+    spots = {kind: [(str(a.microbatch + 1), LANE_X0 + (a.start + a.end) / 2 * scale,
+                     (a.end - a.start) * scale) for a in actions if a.kind == kind]
+             for kind in ("F", "B")}
+    kept: list[tuple[str, float, float]] = []
+    for kind in ("B", "F"):
+        mine = spots[kind]
+        trial = sorted(kept + mine, key=lambda s: s[1])
+        widths = [fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) for t, _, _ in trial]
+        fits = all(fonts.measure(t, fonts.HAND_EN, SMALL_SIZE) <= w - 2 for t, _, w in mine)
+        apart = all(b[1] - a[1] >= (wa + wb) / 2 + GAP + 0.5
+                    for a, b, wa, wb in zip(trial, trial[1:], widths, widths[1:], strict=False))
+        if fits and apart:
+            kept = trial
+    return [(t, x) for t, x, _ in sorted(kept, key=lambda s: s[1])]
 
 
 def _beans(cv: Canvas, ctx: SceneContext, view: TrainingView) -> None:
