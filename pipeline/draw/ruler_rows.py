@@ -100,7 +100,7 @@ def _measured(tech: TechniqueView, metric: RulerMetric, p99: str, *, share: bool
               lang: str = "en") -> Cell | None:
     """A measured cell: the change in percent, or for a metric that is itself a share (MFU,
     "% of the GPUs' peak") in percentage points, so 28.5 -> 31.5 reads "+3 pts", not "+10%"."""
-    pct = tech.shown_pct(metric.id)
+    pct = cell_change(tech, metric.id, share)
     if pct is None:
         return None
     before, after = tech.absolute(metric.id)
@@ -112,6 +112,17 @@ def _measured(tech: TechniqueView, metric: RulerMetric, p99: str, *, share: bool
         # round() first: a small negative change reads "+0%", never "-0%"
         text = f"{round(pct):+d}%"
     return Cell(metric, verdict(pct, metric.better), pct, text, cell_note(tech, metric.id, p99))
+
+
+def cell_change(tech: TechniqueView, metric_id: str, share: bool) -> float | None:
+    """The change a cell's verdict reads: the percentage, or for a share whose baseline is
+    zero (a pipeline's idle share where the baseline has no pipeline) the change in points,
+    which a share always has."""
+    pct = tech.shown_pct(metric_id)
+    before, after = tech.absolute(metric_id)
+    if pct is None and share and before is not None and after is not None:
+        return after - before
+    return pct
 
 
 def is_share(sweep: SweepView, key: str) -> bool:

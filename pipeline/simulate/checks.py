@@ -20,7 +20,7 @@ from pipeline.artifacts.sim import SimResults, SweepView
 from pipeline.artifacts.sources import Corpus
 from pipeline.artifacts.trace import Json, TraceView
 from pipeline.draw.fit import layout_violations
-from pipeline.draw.ruler_rows import measured_direction, verdict
+from pipeline.draw.ruler_rows import cell_change, is_share, measured_direction, verdict
 from pipeline.errors import TujieError, Violation
 from pipeline.fields import Run
 from pipeline.plan.catalogue import Catalogue, Catalogues
@@ -160,7 +160,8 @@ def _ruler_cells(plan: Plan, results: SimResults) -> list[Violation]:
         tech = sweep.technique(concept.technique) if concept.technique else None
         if tech is None:
             continue
-        pcts = {m.id: tech.shown_pct(m.id) for m in plan.ruler.metrics}
+        pcts = {m.id: cell_change(tech, m.id, is_share(sweep, tech.key(m.id)))
+                for m in plan.ruler.metrics}
         for metric in plan.ruler.metrics:
             if pcts[metric.id] is None:
                 out.append(

@@ -1,6 +1,7 @@
 """The training field's page scenarios: each a pair of `sim train` workloads, "without" and
 "with" one technique, on ONE cast — Llama-3-8B, sequences of 2,048 tokens, H100 SXM GPUs of
-80 GB, no activation recomputation unless the scenario is about it.
+80 GB, no activation recomputation unless the scenario is about it. 3D parallelism alone runs
+Llama-3-70B (64 GPUs, sequences of 4,096 tokens): an 8B model needs no pipeline across nodes.
 
 Two kinds of run. Comics (the pipeline schedules) use the unit cost (a micro-batch's forward
 takes 1, its backward 2) and 4 GPUs, small enough to draw every action. The others use the
@@ -188,6 +189,23 @@ def _tensor_recompute(variant: str, k: Mapping[str, float]) -> Workload:
     return split_layers(_int(k, "tp"))
 
 
+def three_d(tp: int, pp: int) -> Workload:
+    """Llama-3-70B on 64 H100s in 8 nodes, 4 data-parallel copies with ZeRO-1, selective
+    recomputation, 64 sequences of 4,096 tokens a step, each layer split `tp` ways and the
+    layers cut into `pp` stages (1F1B)."""
+    workload = _workload(gpus_per_node=8, nodes=8,
+                         parallel={"dp": 64 // (tp * pp), "tp": tp, "pp": pp, "zero": 1,
+                                   "schedule": "1f1b", "sequence_parallel": True},
+                         global_batch=64, seq_len=4096, recompute="selective",
+                         cost={**ROOFLINE, "overlap": True})
+    workload["model"] = "llama-3-70b"
+    return workload
+
+
+def _three_d(variant: str, k: Mapping[str, float]) -> Workload:
+    return three_d(8, 2) if variant == "with" else three_d(16, 1)
+
+
 def _grad_sync(variant: str, k: Mapping[str, float]) -> Workload:
     return data_parallel(8, 1, m=_int(k, "microbatches"), gpus_per_node=4,
                           overlap=variant == "with")
@@ -240,7 +258,11 @@ SCENARIOS: dict[str, TrainingScenario] = {
             "through as ONE batch, so one GPU works while 3 wait (3/4 of the time idle). With: "
             "split into 4 micro-batches, the GPUs overlap and the idle share falls to "
             "(p-1)/(m+p-1) = 3/7. " + _PIPELINE_NOTE,
-            _bubble, (_microbatches(2, 8, 4), _stages()), comic=True,
+            _bubble,
+            # the knob is the step's sequences: `{microbatches}` reads 1 without (one batch)
+            (_knob("microbatches", "sequences per step: without, they go through as one batch; "
+                   "with, as that many micro-batches of one sequence", "sequences", 2, 8, (4, 4)),
+             _stages()), comic=True,
         ),
         TrainingScenario(
             "one_f_one_b",
@@ -317,6 +339,17 @@ SCENARIOS: dict[str, TrainingScenario] = {
             _tensor_recompute,
             (_knob("tp", "GPUs each layer is split across (tp); must divide 8 GPUs and 32 heads",
                    "GPUs", 2, 8, (1, 2), variants=("with",)),),
+        ),
+        TrainingScenario(
+            "three_d",
+            "3D parallelism: tensor parallelism inside a node, pipeline across nodes",
+            "Llama-3-70B (80 layers) on 64 H100s in 8 nodes of 8, 4 data-parallel copies with "
+            "ZeRO-1, selective recomputation, 64 sequences of 4,096 tokens a step. Without: each "
+            "layer split 16 ways, so every copy spans two nodes and each layer's all-reduces "
+            "cross the network. With (3D): each layer split 8 ways inside one node over NVLink, "
+            "the 80 layers cut into 2 pipeline stages, one node each; only the activations "
+            "between stages and the gradient all-reduce cross the network.",
+            _three_d,
         ),
         TrainingScenario(
             "grad_sync",

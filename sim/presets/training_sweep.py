@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sim.presets.training import ROOFLINE, data_parallel, split_layers
+from sim.presets.training import ROOFLINE, data_parallel, split_layers, three_d
 from sim.training.presets import train_preset
 from sim.training.run import run_training
 
@@ -92,6 +92,13 @@ TECHNIQUES: tuple[TrainingTechnique, ...] = (
         "more_tp", "tensor parallel over 8 GPUs (dp 2) vs over 4 (dp 4)",
         "Llama-3-70B on 64 H100s, pp 4, ZeRO-1, 64 sequences of 8,192 tokens a step",
         lambda: _llama_70b(tp=4, dp=4), lambda: _llama_70b(tp=8, dp=2),
+    ),
+    TrainingTechnique(
+        "three_d", "3D: tensor parallel 8 in a node, 2 pipeline stages across nodes, vs tensor "
+        "parallel 16 across two nodes",
+        "Llama-3-70B on 64 H100s in 8 nodes, 4 data-parallel copies, ZeRO-1, selective "
+        "recomputation, 64 sequences of 4,096 tokens a step",
+        lambda: three_d(16, 1), lambda: three_d(8, 2),
     ),
     # At one global batch (what training asks for): 8 micro-batches of 1 sequence accumulated
     # instead of one micro-batch of 8, so the activations of one sequence are held at a time

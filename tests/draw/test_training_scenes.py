@@ -374,7 +374,7 @@ def test_division_tells_copies_from_a_split_layer() -> None:
     assert [t for t in texts if t.startswith("seq")] == ["seq 1-16", "seq 17-32"]  # 64 / 4 copies
     assert [t for t in texts if t.startswith("GPU")] == ["GPU 0", "GPU 1", "GPU 2", "GPU 3"]
     assert "+2 more copies" in " ".join(texts)  # on one line or two  # the other two of the four copies
-    assert "a layer's 2 GPUs add up their parts: 4 all-reduces a layer" in texts
+    assert "a layer's 2 GPUs add up their parts: 4 all-reduces a layer, on NVLink" in texts
     assert any(t.startswith("the 4 copies all-reduce their gradients: 8 GB") for t in texts)
     one = _texts(_draw("tensor_recompute", "division", "without", "en", {}))
     assert [t for t in one if t.startswith("seq")] == ["seq 1-8", "seq 9-16", "seq 17-24", "seq 25-32"]
@@ -389,7 +389,22 @@ def test_division_marks_a_gpu_that_cannot_hold_its_share() -> None:
     assert any(t.startswith("dashed red:") and "over its 80 GB" in t for t in _texts(alone))
     split = _draw("tensor_split", "division", "with", "en", {})
     assert "stroke-dasharray" not in split
-    assert "a layer's 4 GPUs add up their parts: 4 all-reduces a layer" in _texts(split)
+    assert "a layer's 4 GPUs add up their parts: 4 all-reduces a layer, on NVLink" in _texts(split)
+
+
+def test_division_shows_where_a_layers_all_reduces_run() -> None:
+    """3D parallelism: a layer split 16 ways spans two nodes and its all-reduces cross the
+    network; split 8 ways inside a node with the layers cut into two stages, they stay on
+    NVLink and only the stages' activations cross. The step is the run's: 18.8 s vs 5.02 s."""
+    across = _texts(_draw("three_d", "division", "without", "en", {}))
+    assert "copy 1, 2 nodes" in across
+    assert "a layer's 16 GPUs add up their parts: 4 all-reduces a layer, over the network" in across
+    inside = _texts(_draw("three_d", "division", "with", "en", {}))
+    assert [t for t in inside if t.startswith("layers")] == ["layers 1-40", "layers 41-80"]
+    assert "a layer's 8 GPUs add up their parts: 4 all-reduces a layer, on NVLink" in inside
+    assert any(t.startswith("arrows:") and t.endswith("over the network") for t in inside)
+    steps = [run_view("three_d", v)[1]["step_time"] for v in VARIANTS]
+    assert steps == ["18.8", "5.02"]
 
 
 def test_division_names_each_pipeline_gpus_layers() -> None:

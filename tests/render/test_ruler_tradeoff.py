@@ -192,7 +192,7 @@ def test_the_training_example_lists_its_rows_baselines_and_workloads() -> None:
     assert runs.workloads and all("H100" in w.description for w in runs.workloads)
     named = {w.title for w in runs.workloads}
     assert all(any(f", on {t}" in line.text for t in named) for line in runs.rows)
-    assert "small examples" in runs.how
+    assert "a smaller example" in runs.how
 
 
 def test_each_ruler_row_gives_the_numbers_behind_its_percentages_and_says_what_cannot_run() -> None:
@@ -262,3 +262,26 @@ def test_a_row_on_a_workload_with_targets_says_how_many_requests_met_them() -> N
             before = f"{100 * tech.baseline['slo_attainment']:g}"[:4]
             assert before.rstrip(".") in text
     assert any("requests meeting both targets" in t for t in lines.values())
+
+
+def test_a_share_from_zero_is_drawn_in_points_not_left_empty() -> None:
+    """3D parallelism adds a pipeline where its baseline had none: the idle share goes from 0,
+    which has no percentage change, to the run's share; the cell reads the points, a cost."""
+    from pipeline.plan.model import RulerMetric
+    from pipeline.simulate.results import run_sim
+
+    plan = load_plan(EXAMPLES / "training-at-scale" / "plan.json")
+    bubble = RulerMetric(id="bubble", name="Bubble", better="lower",
+                         definition="Share of the step a pipeline GPU idles")
+    plan = plan.model_copy(update={"ruler": plan.ruler.model_copy(
+        update={"metrics": [*plan.ruler.metrics, bubble]})})
+    sweep = run_sim(plan).sweep
+    assert sweep is not None
+    tech = sweep.technique("three_d")
+    assert tech is not None and tech.shown_pct("bubble") is None  # 0 -> 11.1: no percentage
+    row = next(r for r in ruler_table(plan, sweep) if r.concept.id == "three_d")
+    cell = next(c for c in row.cells if c.metric.id == "bubble")
+    before, after = tech.absolute("bubble")
+    assert before == 0 and after is not None and after > 0
+    assert cell.kind == "worse" and cell.text == f"+{after:.1f} pts"
+    assert not [v for v in page_violations(plan)[0] if "no percentage change" in str(v)]

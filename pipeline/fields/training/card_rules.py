@@ -2,8 +2,9 @@
 
 A played model's page (reader hf3) drew FSDP's trouble as the ZeRO card's fix, a memory bar that
 fits with room to spare: the reader asked why FSDP is needed at all. And it compared GPipe with
-4 micro-batches against interleaving with 8, two changes in one card. Both are refused here,
-with the knob or the run that would make the card honest.
+4 micro-batches against interleaving with 8, two changes in one card; another (hf6) compared
+GPipe with interleaved 1F1B, skipping 1F1B. All are refused here, with the knob or the run that
+would make the card honest.
 """
 
 from __future__ import annotations
@@ -27,7 +28,24 @@ def card_rules(path: str, concept: Concept, trouble: Any, fix: Any) -> list[Viol
             f"the trouble's pipeline runs {trouble.microbatches} micro-batches and the fix's "
             f"{fix.microbatches}: the card compares two changes at once; set the "
             f"'microbatches' knob so both panels run the same number")))
+    if (concept.trouble.scene == concept.fix.scene == "pipeline"
+            and isinstance(trouble, TrainingView) and isinstance(fix, TrainingView)
+            and abs(_step(trouble) - _step(fix)) > 1):
+        out.append(Violation(f"{path}.trouble", (
+            f"the trouble runs {SCHEDULE_NAMES[trouble.schedule]} and the fix "
+            f"{SCHEDULE_NAMES[fix.schedule]}: two changes at once (the schedule, then the "
+            "interleaving); draw the trouble from the scenario one step before the fix "
+            "(interleaving's without variant is 1F1B, one_f_one_b's with variant too)")))
     return out
+
+
+# The schedules in the order the page's cards introduce them: a card compares neighbours
+SCHEDULE_ORDER = ("gpipe", "1f1b", "interleaved_1f1b")
+SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "interleaved 1F1B"}
+
+
+def _step(view: TrainingView) -> int:
+    return SCHEDULE_ORDER.index(view.schedule) if view.schedule in SCHEDULE_ORDER else 0
 
 
 def _memory_trouble(path: str, view: TrainingView) -> list[Violation]:

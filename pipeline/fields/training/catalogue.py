@@ -62,6 +62,7 @@ DRAWN_BY: dict[str, tuple[str, ...]] = {
     "recompute": ("memory", "step_bar", "division"),
     "tensor_split": ("memory", "step_bar", "division"),
     "tensor_recompute": ("step_bar", "memory", "division"),
+    "three_d": ("division", "step_bar"),
     "grad_sync": ("ring", "step_bar", "division"),
     "accumulation": ("memory", "step_bar", "division"),
     "scaling": ("scaling",),

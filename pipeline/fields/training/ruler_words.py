@@ -24,6 +24,10 @@ WORKLOADS = {
     "70b_pp4": ("70B 大模型，流水线 4 段",
                 "Llama-3-70B，64 张 H100，流水线 4 段，ZeRO-1，每步 64 条 8,192 token 的序列",
                 "a 70B model, pipeline of 4"),
+    "70b_3d": ("70B 大模型，8 台机器",
+               "Llama-3-70B，64 张 H100 分在 8 台机器，数据并行 4 份，ZeRO-1，选择性重算，每步 64 条 "
+               "4,096 token 的序列",
+               "a 70B model on 8 nodes"),
     "dp16_batch128": ("两台机器 16 卡，每步 128 条序列",
                       "Llama-3-8B，16 张 H100 分在 2 台机器，数据并行加 ZeRO-1，序列长 2,048 token，"
                       "每步共 128 条序列",
@@ -61,6 +65,9 @@ ROWS = {
     "more_tp": ("张量并行 4 张卡、数据并行 4 份（这一行是张量并行 8 张卡、数据并行 2 份）",
                 "tensor parallel over 4 GPUs, data parallel 4 (this row: over 8 GPUs, data "
                 "parallel 2)", "70b_pp4"),
+    "three_d": ("每层拆到 16 张卡、跨 2 台机器（这一行：机内 8 张卡拆每层，流水线 2 段跨机器）",
+                "each layer split over 16 GPUs across two nodes (this row: over 8 GPUs in a "
+                "node, 2 pipeline stages across nodes)", "70b_3d"),
     "grad_accumulation": ("每张卡一次算完 8 条序列（同样的总批量）",
                           "one micro-batch of 8 sequences per GPU (the same global batch)",
                           "dp16_batch128"),

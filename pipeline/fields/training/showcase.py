@@ -28,6 +28,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "recompute": ("一步 {step_time} 秒", "{peak_gb} GB, a step of {step_time} s"),
     "tensor_split": ("每张 {peak_gb} GB", "{peak_gb} GB on each GPU"),
     "tensor_recompute": ("一步 {step_time} 秒", "{peak_gb} GB, a step of {step_time} s"),
+    "three_d": ("一步 {step_time} 秒", "one step: {step_time} s, MFU {mfu_pct}%"),
     "grad_sync": ("一步 {step_time} 秒", "one step: {step_time} s"),
     "accumulation": ("每张 {peak_gb} GB", "{peak_gb} GB, a step of {step_time} s"),
     "scaling": ("最多 GPU 时 {mfu_pct}%", "MFU {mfu_pct}% on the most GPUs"),

@@ -54,9 +54,10 @@ TEXT = {
            "more": "另 {n} 个副本", "more_stages": "另 {n} 段", "more_rows": "另 {n} 张", "seq": "序列 {a}-{b}", "seq1": "序列 {a}",
            "mem": "{v} GB", "over": "红虚线：每张要 {v} GB，超出 {hbm} GB 显存",
            "dp": "{n} 个副本每步全归约梯度：{size}，{ms} 毫秒",
-           "tp": "同一层的 {n} 张 GPU 把各自算的部分相加：每层 {k} 次全归约",
-           "tp_step": "同一层的 {n} 张 GPU 把各自算的部分相加：每步 {k} 次全归约",
-           "pp": "箭头：激活传给下一段，反向时梯度传回来"},
+           "tp": "一层的 {n} 张 GPU 各算一份再相加：每层全归约 {k} 次",
+           "tp_step": "一层的 {n} 张 GPU 各算一份再相加：每步全归约 {k} 次",
+           "pp": "箭头：激活传给下一段，反向时梯度传回来", "network": "，走网络", "nvlink": "，走NVLink",
+           "nodes": "，跨 {n} 个节点"},
     "en": {"key": "the part of each layer's weights it holds", "copy": "copy {c}",
            "all": "all {L} layers", "layers": "layers {a}-{b}", "layers2": "layers {a}-{b}, {c}-{d}",
            "gpu": "GPU {g}", "more": "+{n} more copies", "more_stages": "+{n} more stages",
@@ -65,7 +66,8 @@ TEXT = {
            "dp": "the {n} copies all-reduce their gradients: {size}, {ms} ms a step",
            "tp": "a layer's {n} GPUs add up their parts: {k} all-reduces a layer",
            "tp_step": "a layer's {n} GPUs add up their parts: {k} all-reduces a step",
-           "pp": "arrows: activations go on to the next stage, gradients come back"},
+           "pp": "arrows: activations on to the next stage, gradients back",
+           "network": ", over the network", "nvlink": ", on NVLink", "nodes": ", {n} nodes"},
 }
 ZERO = {  # what ZeRO stage z shards over the n data-parallel GPUs
     "zh": {1: "ZeRO-1：每张只存 1/{n} 的优化器状态", 2: "ZeRO-2：每张只存 1/{n} 的优化器状态和梯度",
@@ -107,8 +109,9 @@ def _square(cv: Canvas, eid: str, x: float, y: float, parts: int, own: int) -> N
     tinted (the others are left empty: another GPU holds them)."""
     width = square_width(parts)
     w = width / parts
-    if parts > 1:
-        cv.fill(poly_d(rough.rect_poly(x + own * w, y, w, SQUARE)), INK, 0.12)
+    if parts > 1:  # tinted, darker when the part is a thin sliver
+        cv.fill(poly_d(rough.rect_poly(x + own * w, y, w, SQUARE)), INK,
+                0.12 if parts <= MAX_CELLS else 0.4)
     memory_part(cv, eid, "params", x + own * w, y, w, SQUARE)
     cv.stroke(rough.rect(cv.rng(f"{eid}-box"), x, y, width, SQUARE, 0.3, 1), width=1.1)
     for k in range(1, parts):
@@ -117,7 +120,9 @@ def _square(cv: Canvas, eid: str, x: float, y: float, parts: int, own: int) -> N
 
 
 def cells_drawn(tp: int) -> int:
-    return tp if tp <= MAX_CELLS else MAX_CELLS - 1
+    """The GPUs a box draws of its layer's group: all up to 4, else the first two and a
+    count of the rest (two boxes of eight GPUs still fit side by side)."""
+    return tp if tp <= MAX_CELLS else 2
 
 
 def box_rows(view: TrainingView, lang: str, w: float) -> int:
@@ -144,9 +149,10 @@ def units(view: TrainingView) -> int:
 
 def head_text(view: TrainingView, unit: int, lang: str) -> str:
     """A box's name: a stage's layers, a copy's number, or a lone copy's layers."""
-    if view.pp > 1 or view.dp == 1:
-        return _layers(view, unit if view.pp > 1 else 0, lang)
-    return TEXT[lang]["copy"].format(c=unit + 1)
+    name = (_layers(view, unit if view.pp > 1 else 0, lang) if view.pp > 1 or view.dp == 1
+            else TEXT[lang]["copy"].format(c=unit + 1))
+    spans = -(-view.tp // view.gpus_per_node)  # a box's GPUs are one layer's group
+    return name + (TEXT[lang]["nodes"].format(n=spans) if spans > 1 else "")
 
 
 def box_bottom(head_lines: int) -> float:
@@ -203,19 +209,21 @@ def band_lines(view: TrainingView, lang: str) -> list[str]:
     peak = view.peak if view.memory else None
     if peak is not None and not peak.fits:
         lines.append(words["over"].format(v=gb(peak.total), hbm=gb(view.hbm)))
+    tensor = view.collective("tp")
+    if view.tp > 1 and tensor is not None:
+        own_layers = view.layers // view.pp if view.layers else 0  # a GPU's share of them
+        per_layer = tensor.per_step / max(1, own_layers * view.microbatches)
+        line = (words["tp"].format(n=view.tp, k=int(per_layer))
+                if own_layers and per_layer == int(per_layer)
+                else words["tp_step"].format(n=view.tp, k=tensor.per_step))
+        lines.append(line + words[tensor.link])
+    if view.pp > 1:
+        hop = view.collective("pp")
+        lines.append(words["pp"] + (words[hop.link] if hop is not None else ""))
     ring = view.collective("dp") or view.collective("fsdp")
     if view.dp > 1 and ring is not None:
         lines.append(words["dp"].format(n=view.dp, size=size_text(ring.bytes),
                                         ms=number(1000.0 * ring.time)))
-    tensor = view.collective("tp")
-    if view.tp > 1 and tensor is not None:
-        per_layer = tensor.per_step / max(1, view.layers * view.microbatches)
-        if view.layers and per_layer == int(per_layer):
-            lines.append(words["tp"].format(n=view.tp, k=int(per_layer)))
-        else:
-            lines.append(words["tp_step"].format(n=view.tp, k=tensor.per_step))
-    if view.pp > 1:
-        lines.append(words["pp"])
     if view.zero and view.dp > 1:
         lines.append(ZERO[lang][view.zero].format(n=view.dp))
     return lines
