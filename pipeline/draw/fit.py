@@ -165,6 +165,18 @@ def _chars(room: float, size: float, lang: str, lines: int = 1, prefix: int = 0)
     return max(1, int(room // per) * lines - prefix)
 
 
+# Signs a model reaches for in a caption; the prompt names the ones the page's hand lacks
+SIGNS = "→←↑↓×÷±≥≤≈≠·•…–—°²✓✗"
+
+
+def undrawable(lang: str) -> str:
+    """The signs of `SIGNS` a picture's handwriting cannot draw on a `lang` page (a Chinese
+    page writes mixed text in its Chinese hand), space-separated: the prompt asks for words
+    instead (a played model's caption "批5→14" was sent back three times)."""
+    family = fonts.HAND_ZH if lang == "zh" else fonts.HAND_EN
+    return " ".join(ch for ch in SIGNS if fonts.missing(ch, family))
+
+
 def text_budgets(lang: str) -> dict[str, int]:
     """Rough character budgets of the texts the drawings place, from the same rooms and fonts
     (the exact check is `layout_violations`): what the prompt tells the model."""

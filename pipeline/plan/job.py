@@ -73,7 +73,7 @@ def render_system(
     """The plan's system prompt: every rule the validator checks, and a section per field the
     page may draw with (its cast, scenes, scenarios, placeholders, knobs and techniques)."""
     from pipeline import fields
-    from pipeline.draw.fit import text_budgets
+    from pipeline.draw.fit import text_budgets, undrawable
     from pipeline.fields.vocabulary import prompt_lines
 
     chosen = Catalogues.of(catalogue)
@@ -97,6 +97,7 @@ def render_system(
         generic_one_in=GENERIC_ONE_IN,
         generic_examples=(MIN_CONCEPTS, 10, 12, MAX_CONCEPTS),
         budgets=text_budgets(lang),
+        undrawable=undrawable(lang),
         min_route=MIN_ROUTE,
         max_route=MAX_ROUTE,
     )

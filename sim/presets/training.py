@@ -322,7 +322,8 @@ SCENARIOS: dict[str, TrainingScenario] = {
             "Llama-3-8B needs 20 bytes a parameter to train (160 GB): one 80 GB GPU cannot hold "
             "it. Tensor parallelism (Megatron-LM, with sequence parallelism) splits every layer "
             "across 4 GPUs of one node: each holds a quarter, and they all-reduce activations "
-            "over NVLink 4 times per layer.",
+            "over NVLink 4 times per layer. The without variant is the lone GPU any "
+            "parallelism starts from (one GPU, 4 sequences a step, all of the model).",
             _tensor,
             (_knob("tp", "GPUs each layer is split across (tp); must divide 32 heads", "GPUs",
                    2, 8, (1, 4), variants=("with",)),),

@@ -445,3 +445,14 @@ def test_a_lanes_blocks_of_one_kind_are_all_numbered_or_none(sid: str) -> None:
                                                   strict=False):
                     assert b - a >= (wa + wb) / 2, (sid, variant, knobs)
     assert numbered_any  # the check has something to check
+
+
+def test_one_batch_of_several_sequences_is_held_in_sequences() -> None:
+    """Reader hf6 took "holds 1" (one batch of 4 sequences) against "holds 4" (four
+    micro-batches of one) for four times the memory: a micro-batch of several sequences is
+    counted in sequences, so the first GPU holds 4 either way."""
+    one = _texts(_draw("pipeline_bubble", "pipeline", "without", "en", {}))
+    split = _texts(_draw("pipeline_bubble", "pipeline", "with", "en", {}))
+    assert [t for t in one if t.startswith("holds")][0] == "holds 4 seq"
+    assert [t for t in split if t.startswith("holds")][0] == "holds 4"
+    assert "存 4 条" in _texts(_draw("pipeline_bubble", "pipeline", "without", "zh", {}))

@@ -173,3 +173,18 @@ def test_an_unknown_scenario_stays_unknown_and_a_bad_plan_is_one_error() -> None
                                "serving field's: kv_cache, batching")
     with pytest.raises(PlanError):
         parse_plan({**data, "concepts": "none"})
+
+
+def test_the_prompt_names_the_signs_the_handwriting_cannot_draw(cat: Catalogue) -> None:
+    """A played model wrote "批5→14" in a caption and was sent back three times: the prompt
+    names the signs the page's hand lacks, and only those (each is really missing, and a sign
+    the hand has, such as '%', is never named)."""
+    from pipeline import fonts
+    from pipeline.draw.fit import SIGNS, undrawable
+
+    for lang, family in (("zh", fonts.HAND_ZH), ("en", fonts.HAND_EN)):
+        named = undrawable(lang).split()
+        assert "→" in named and "%" not in named
+        assert named == [ch for ch in SIGNS if fonts.missing(ch, family)]
+        text = render_system(None, lang, [], cat)
+        assert f"none of these signs: {' '.join(named)};" in text

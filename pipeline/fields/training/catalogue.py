@@ -41,7 +41,8 @@ SCENE_SHOWS: dict[str, str] = {
     "step_bar": "one training step as a bar: compute, exposed communication and idle (pipeline "
     "bubble) time, the communication hidden under compute drawn beneath; tokens/s and MFU",
     "division": "who holds what and works on what: one box per data-parallel copy of the model "
-    "(at most 4; with a pipeline, one per stage, arrows between), in it each GPU that splits its "
+    "(any number: the first 3 or 4 drawn, the rest counted; with a pipeline, one per stage, "
+    "arrows between), in it each GPU that splits its "
     "layers, under a square of one layer's weights with that GPU's part hatched, then the "
     "sequences the box trains on per step and each GPU's memory (red dashed if over 80 GB); "
     "beneath, "

@@ -36,7 +36,7 @@ from pipeline.fields.training.view import Action, TrainingView
 MAX_LANES = 4
 MAX_BEANS = 8
 LANE_X0 = 62.0
-HELD_W = 50.0  # room right of the lanes for "holds 8"
+HELD_W = 56.0  # room right of the lanes for "holds 8", "holds 4 seq"
 LANE_X1 = SCENE_X1 - HELD_W
 BEAN_CY = 60.0
 BEAN_PITCH = 29.0
@@ -44,10 +44,10 @@ LANES_Y0, LANES_Y1 = 84.0, 174.0
 LANE_GAP = 4.0
 AXIS_CY = 187.0
 TEXT = {
-    "zh": {"mbs": "{m} 个微批次", "mbs_b": "1 批 {b} 条序列", "held": "存 {n} 份",
+    "zh": {"mbs": "{m} 个微批次", "mbs_b": "1 批 {b} 条序列", "held": "存 {n} 份", "held_seq": "存 {n} 条",
            "bubble": "空闲占 {pct}%", "span": "共 {t} {u}"},
     "en": {"mbs": "{m} micro-batches", "mbs_b": "1 batch of {b} sequences",
-           "held": "holds {n}", "bubble": "idle {pct}%", "span": "{t} {u} in all"},
+           "held": "holds {n}", "held_seq": "holds {n} seq", "bubble": "idle {pct}%", "span": "{t} {u} in all"},
 }
 
 
@@ -88,8 +88,11 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
             # interleaved, a GPU holds (stage, micro-batch) pairs of 1/v of its layers each: in
             # whole micro-batches' worth they compare with the plain schedule's count (a
             # reader could not see interleaving's cost, more activations held early)
-            held = number(view.memory[rank].held / view.virtual_stages)
-            cv.layout.place(words["held"].format(n=held), x=SCENE_X1, cy=cy,
+            # one batch of 4 sequences "held 1" read as a quarter of 4 micro-batches of one
+            # (reader hf6): micro-batches of several sequences are counted in sequences
+            key = "held_seq" if view.micro_batch > 1 else "held"
+            held = number(view.memory[rank].held * view.micro_batch / view.virtual_stages)
+            cv.layout.place(words[key].format(n=held), x=SCENE_X1, cy=cy,
                             role="label", size=SMALL_SIZE, anchor="end", floor=None)
     _axis(cv, ctx, view, scale)
     return SceneResult(_desc(ctx.lang, view), True)
