@@ -51,7 +51,7 @@ TAG_LEFT = 300.0
 TEXT = {
     "zh": {"key": "每张 GPU 自己存的那部分权重", "copy": "副本 {c}", "all": "全部 {L} 层",
            "layers": "第 {a}-{b} 层", "layers2": "第 {a}-{b}、{c}-{d} 层", "gpu": "GPU {g}",
-           "more": "另 {n} 个副本", "more_stages": "另 {n} 段", "more_rows": "另 {n} 张", "seq": "序列 {a}-{b}", "seq1": "序列 {a}",
+           "more": "另 {n} 个副本", "more_stages": "另 {n} 段", "more_gpus": "另 {n} 张", "seq": "序列 {a}-{b}", "seq1": "序列 {a}",
            "mem": "{v} GB", "over": "红虚线：每张要 {v} GB，超出 {hbm} GB 显存",
            "dp": "{n} 个副本每步全归约梯度：{size}，{ms} 毫秒",
            "tp": "一层的 {n} 张 GPU 各算一份再相加：每层全归约 {k} 次",
@@ -61,7 +61,7 @@ TEXT = {
     "en": {"key": "the part of each layer's weights it holds", "copy": "copy {c}",
            "all": "all {L} layers", "layers": "layers {a}-{b}", "layers2": "layers {a}-{b}, {c}-{d}",
            "gpu": "GPU {g}", "more": "+{n} more copies", "more_stages": "+{n} more stages",
-           "more_rows": "+{n} more", "seq": "seq {a}-{b}",
+           "more_gpus": "+{n} more", "seq": "seq {a}-{b}",
            "seq1": "seq {a}", "mem": "{v} GB", "over": "dashed red: {v} GB a GPU, over its {hbm} GB",
            "dp": "the {n} copies all-reduce their gradients: {size}, {ms} ms a step",
            "tp": "a layer's {n} GPUs add up their parts: {k} all-reduces a layer",
@@ -187,7 +187,7 @@ def _box(cv: Canvas, ctx: SceneContext, unit: int, x: float, w: float,
         cv.layout.place(words["gpu"].format(g=first + r), x=mid, cy=gpu_cy, role="label",
                         size=SMALL_SIZE, floor=None, max_width=CELL - 2)
     if view.tp > cells:
-        cv.layout.place(words["more_rows"].format(n=view.tp - cells), x=x0 + CELL * (cells + 0.5),
+        cv.layout.place(words["more_gpus"].format(n=view.tp - cells), x=x0 + CELL * (cells + 0.5),
                         cy=gpu_cy, role="label", size=SMALL_SIZE, floor=None, max_width=CELL)
     copy = 0 if view.pp > 1 else unit
     cv.layout.place(_sequences(view, copy, ctx.lang), x=cx, cy=gpu_cy + LINE, role="label",
