@@ -400,7 +400,8 @@ def test_division_shows_where_a_layers_all_reduces_run() -> None:
     assert "copy 1, 2 nodes" in across
     assert "a layer's 16 GPUs add up their parts: 4 all-reduces a layer, over the network" in across
     inside = _texts(_draw("three_d", "division", "with", "en", {}))
-    assert [t for t in inside if t.startswith("layers")] == ["layers 1-40", "layers 41-80"]
+    heads = " ".join(inside)  # the boxes are copy 1's two stages, the copies said
+    assert "copy 1 of 4: layers 1-40" in heads and "copy 1 of 4: layers 41-80" in heads
     assert "a layer's 8 GPUs add up their parts: 4 all-reduces a layer, on NVLink" in inside
     assert any(t.startswith("arrows:") and t.endswith("over the network") for t in inside)
     steps = [run_view("three_d", v)[1]["step_time"] for v in VARIANTS]
@@ -456,3 +457,18 @@ def test_one_batch_of_several_sequences_is_held_in_sequences() -> None:
     assert [t for t in one if t.startswith("holds")][0] == "holds 4 seq"
     assert [t for t in split if t.startswith("holds")][0] == "holds 4"
     assert "存 4 条" in _texts(_draw("pipeline_bubble", "pipeline", "without", "zh", {}))
+
+
+def test_a_real_pipelines_table_gives_its_step_not_its_span() -> None:
+    """Reader hf7: the 3D walkthrough's table said 'one step' 4.94 s beside the card's 5.02 s:
+    a real run's step is its step time (the pipeline's span leaves out the gradient sum); a
+    comic's span is its step."""
+    from pipeline.fields.training.walkthrough import comparison_rows
+
+    runs = [run_view("three_d", v)[0] for v in VARIANTS]
+    rows = {r.label: (r.without, r.with_) for r in comparison_rows(*runs, "en")}
+    assert rows["One step (s)"] == ("18.8", "5.02")
+    assert rows["Pipeline idle share (%)"][0] == "0"
+    comic = [run_view("one_f_one_b", v)[0] for v in VARIANTS]
+    labels = [r.label for r in comparison_rows(*comic, "en")]
+    assert labels[0].startswith("Span") or "time units" in labels[0], labels

@@ -132,13 +132,15 @@ def comparison_rows(without: TrainingView, with_: TrainingView, lang: str) -> li
         return words["yes"] if all(m.fits for m in v.memory) else words["no"]
 
     rows: list[tuple[str, str, str]] = []
-    if with_.pp > 1 or without.pp > 1:
+    pipeline = with_.pp > 1 or without.pp > 1
+    bubble = (words["bubble"], number(100 * without.bubble_fraction),
+              number(100 * with_.bubble_fraction))
+    if pipeline and with_.unit_cost:  # a comic: its span is the whole step
         rows.append((words["span"].format(u=unit), clock(without, without.span),
                      clock(with_, with_.span)))
-        rows.append((words["bubble"], number(100 * without.bubble_fraction),
-                     number(100 * with_.bubble_fraction)))
+        rows.append(bubble)
         rows.append((words["held"], str(without.memory[0].held), str(with_.memory[0].held)))
-    else:
+    else:  # a real step: the pipeline's span leaves out the gradient sum (reader hf7)
         rows.append((words["step"].format(u=unit), clock(without, without.step.step_time),
                      clock(with_, with_.step.step_time)))
         rows.append((words["exposed"], number(1000 * without.step.exposed_comm),
@@ -148,6 +150,8 @@ def comparison_rows(without: TrainingView, with_: TrainingView, lang: str) -> li
                          number(100 * with_.step.mfu)))
             rows.append((words["tps"], str(round(without.step.tokens_per_s)),
                          str(round(with_.step.tokens_per_s))))
+        if pipeline:
+            rows.append(bubble)
     rows.append((words["peak"], gb(without.peak.total), gb(with_.peak.total)))
     rows.append((words["fits"].format(hbm=gb(with_.hbm)), fits(without), fits(with_)))
     return [CompareRow(label, a, b) for label, a, b in rows]

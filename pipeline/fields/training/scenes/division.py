@@ -57,7 +57,7 @@ TEXT = {
            "tp": "一层的 {n} 张 GPU 各算一份再相加：每层全归约 {k} 次",
            "tp_step": "一层的 {n} 张 GPU 各算一份再相加：每步全归约 {k} 次",
            "pp": "箭头：激活传给下一段，反向时梯度传回来", "network": "，走网络", "nvlink": "，走NVLink",
-           "nodes": "，跨 {n} 个节点"},
+           "nodes": "，跨 {n} 个节点", "of": "副本 1/{n}："},
     "en": {"key": "the part of each layer's weights it holds", "copy": "copy {c}",
            "all": "all {L} layers", "layers": "layers {a}-{b}", "layers2": "layers {a}-{b}, {c}-{d}",
            "gpu": "GPU {g}", "more": "+{n} more copies", "more_stages": "+{n} more stages",
@@ -67,7 +67,8 @@ TEXT = {
            "tp": "a layer's {n} GPUs add up their parts: {k} all-reduces a layer",
            "tp_step": "a layer's {n} GPUs add up their parts: {k} all-reduces a step",
            "pp": "arrows: activations on to the next stage, gradients back",
-           "network": ", over the network", "nvlink": ", on NVLink", "nodes": ", {n} nodes"},
+           "network": ", over the network", "nvlink": ", on NVLink", "nodes": ", {n} nodes",
+           "of": "copy 1 of {n}: "},
 }
 ZERO = {  # what ZeRO stage z shards over the n data-parallel GPUs
     "zh": {1: "ZeRO-1：每张只存 1/{n} 的优化器状态", 2: "ZeRO-2：每张只存 1/{n} 的优化器状态和梯度",
@@ -149,10 +150,15 @@ def units(view: TrainingView) -> int:
 
 def head_text(view: TrainingView, unit: int, lang: str) -> str:
     """A box's name: a stage's layers, a copy's number, or a lone copy's layers."""
-    name = (_layers(view, unit if view.pp > 1 else 0, lang) if view.pp > 1 or view.dp == 1
-            else TEXT[lang]["copy"].format(c=unit + 1))
+    words = TEXT[lang]
+    if view.pp > 1:  # the boxes are copy 1's stages: the other copies are said (reader hf7)
+        name = _layers(view, unit, lang)
+        if view.dp > 1:
+            name = words["of"].format(n=view.dp) + name
+    else:
+        name = _layers(view, 0, lang) if view.dp == 1 else words["copy"].format(c=unit + 1)
     spans = -(-view.tp // view.gpus_per_node)  # a box's GPUs are one layer's group
-    return name + (TEXT[lang]["nodes"].format(n=spans) if spans > 1 else "")
+    return name + (words["nodes"].format(n=spans) if spans > 1 else "")
 
 
 def box_bottom(head_lines: int) -> float:
