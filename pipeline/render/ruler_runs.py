@@ -57,7 +57,7 @@ WORDS = {
         "numbers": "：{cells}",
         "cell": "{name} {before} → {after}{unit}",
         "join": "，",
-        "no_fit_baseline": "；基线放不进 GPU 显存，它的显存是它要多少，跑不起来",
+        "no_fit_baseline": "；基线放不进 GPU 显存，其实跑不起来：表中它的显存是它需要的量，时间是装得下时它要花的",
         "no_fit_variant": "；这一招的这次运行也放不进 GPU 显存",
         "slo": "；两项目标都达到的请求 {before}% → {after}%",
     },
@@ -77,8 +77,8 @@ WORDS = {
         "numbers": ": {cells}",
         "cell": "{name} {before} → {after}{unit}",
         "join": ", ",
-        "no_fit_baseline": "; the baseline does not fit in GPU memory (its memory is what it "
-                           "would need: it cannot run)",
+        "no_fit_baseline": "; the baseline does not fit in GPU memory, so it cannot run: its "
+                           "memory is what it would need, its times what it would take if it fit",
         "no_fit_variant": "; this run of the technique does not fit in GPU memory either",
         "slo": "; requests meeting both targets {before}% → {after}%",
     },

@@ -225,7 +225,7 @@ def test_route_minutes_and_link_verdicts(soup: BeautifulSoup) -> None:
     assert stops[1]["data-verdict"] == "unverified" and stops[1].select_one(".stop-meta") is None
     assert stops[2]["data-verdict"] == "unverified" and stops[2].select_one(".stop-meta") is None
     rule = soup.select_one(".route-rule").get_text()
-    assert "其中 2 个链接还没确认能打开。" in rule
+    assert "其中 2 个链接做这一页时没能核对，可能打不开。" in rule
     assert "未核实" not in soup.select_one("ol.route").get_text()
     # Only the rate the shown minutes were counted at: the one time here is a word count.
     assert "英文每分钟 200 词" in rule and "300 字" not in rule
@@ -304,7 +304,7 @@ def test_english_page_uses_english_labels() -> None:
     assert lines[0].get_text().startswith("Solves: ") and lines[1].get_text().startswith("Costs: ")
     assert [f.get_text() for f in card.select(".panel-label")] == ["trouble", "fix"]
     assert soup.select_one("button.stamp")["aria-label"].startswith("Progress:")
-    assert "have not been confirmed to open" in soup.select_one(".route-rule").get_text()
+    assert "could not be checked when this page was made" in soup.select_one(".route-rule").get_text()
     assert soup.select_one("h1 > span")["data-font"] == "Patrick Hand"
     assert not re.search(r"[\u4e00-\u9fff]", soup.select_one("section[data-section=walkthrough]")
                          .get_text())
