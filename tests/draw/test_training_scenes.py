@@ -472,3 +472,15 @@ def test_a_real_pipelines_table_gives_its_step_not_its_span() -> None:
     comic = [run_view("one_f_one_b", v)[0] for v in VARIANTS]
     labels = [r.label for r in comparison_rows(*comic, "en")]
     assert labels[0].startswith("Span") or "time units" in labels[0], labels
+
+
+def test_a_step_the_gpu_cannot_hold_says_it_is_timed_as_if_it_fit() -> None:
+    """Played model hf8 drew a lone GPU's tokens/s for a run of 191.2 GB without a word: a
+    step bar of a run over its HBM says so, in red, where its time is read; one that fits
+    says nothing of the kind."""
+    alone = _texts(_draw("tensor_split", "step_bar", "without", "en", {}))
+    assert "needs 191.2 GB, over its HBM: timed as if it fit" in alone
+    zh = _texts(_draw("tensor_split", "step_bar", "without", "zh", {}))
+    assert "显存装不下（要 191.2 GB）：按装得下计时" in zh
+    assert not [t for t in _texts(_draw("grad_sync", "step_bar", "with", "en", {}))
+                if "timed as if" in t]

@@ -18,6 +18,7 @@ from pipeline.draw import cast, rough
 from pipeline.draw.canvas import Canvas, poly_d
 from pipeline.draw.palette import INK, colour
 from pipeline.fields.training.scenes.common import (
+    KEY_CY,
     SCENE_X0,
     SCENE_X1,
     SMALL_SIZE,
@@ -26,6 +27,7 @@ from pipeline.fields.training.scenes.common import (
     action_block,
     card_extent,
     clock,
+    gb,
     number,
     unit_word,
 )
@@ -41,16 +43,19 @@ ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
 TP_CHIPS, TP_CHIP_STEP = 4, 6.0  # a tensor-parallel step draws up to 4 chips, stacked
+TAG_LEFT = 300.0  # the illustrative tag's left edge: the top strip's words stop before it
 TP_PIECES = 4  # a one-micro-batch step cut into quarters to draw its per-layer all-reduces
 TEXT = {
     "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
            "busy": "忙 {c}，共 {t} {u}", "compute": "计算 {v}", "idle": "空闲 {v}",
            "comm": "等通信 {v}", "hidden": "（另有 {v} 藏在计算下）",
-           "layers": "，分在每一层里", "split": "，{tp} 张 GPU 分担每层"},
+           "layers": "，分在每一层里", "split": "，{tp} 张 GPU 分担每层",
+           "unfit": "显存装不下（要 {v} GB）：按装得下计时"},
     "en": {"step": "one step: {t} {u}", "rate": "{tps} tokens/s · MFU {mfu}%",
            "busy": "busy {c} of {t} {u}", "compute": "compute {v}", "idle": "idle {v}",
            "comm": "waiting on comm {v}", "hidden": " (+{v} hidden under compute)",
-           "layers": " across layers", "split": ", {tp} GPUs split each layer"},
+           "layers": " across layers", "split": ", {tp} GPUs split each layer",
+           "unfit": "needs {v} GB, over its HBM: timed as if it fit"},
 }
 
 
@@ -97,6 +102,12 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         sub = words["rate"].format(tps=round(step.tokens_per_s), mfu=mfu)
     cv.layout.place(sub, x=HEAD_X, cy=SUB_CY, role="label", size=SMALL_SIZE, anchor="start",
                     floor=None, max_width=SCENE_X1 - HEAD_X)
+    if view.memory and not all(m.fits for m in view.memory):
+        # a step the GPU cannot hold is a what-if: said where the time is (played model hf8
+        # drew a lone GPU's throughput for a run of 191 GB)
+        cv.layout.place(words["unfit"].format(v=gb(view.peak.total)), x=SCENE_X0, cy=KEY_CY,
+                        role="label", size=SMALL_SIZE, anchor="start", floor=None,
+                        max_width=TAG_LEFT - SCENE_X0, fill=colour("freed"))
 
     scale = (BAR_X1 - BAR_X0) / max(card_extent(ctx, view.pair_step, lambda v: v.step.step_time),
                                     1e-12)
