@@ -118,3 +118,13 @@ def test_a_term_the_cast_uses_is_defined_before_the_cards(name: str) -> None:
     for index in used:
         at = html.find(f'id="note-{index + 1}"')
         assert 0 <= at < cards, f"{name}: '{glossary.entries[index].term}' defined after the cast"
+
+
+def test_a_training_page_writes_token_as_its_pictures_do() -> None:
+    """Played model hf8's Chinese training page said 词元 in a caption beside step bars that
+    write "token": the training field lists token with the serving field's other names."""
+    terms = fields.field("training").vocabulary["zh"]
+    found = avoided_words([("concepts[0].trouble.caption", "单卡每秒{tokens_per_s}词元")],
+                          terms, [])
+    assert [v.path for v in found] == ["concepts[0].trouble.caption"]
+    assert "'token'" in found[0].problem

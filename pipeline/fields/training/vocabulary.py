@@ -24,6 +24,8 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
              "values", ("all-reduces",), ("allreduce", "all reduce", "allreduces")),
         Term("ring all-reduce", "An all-reduce that passes pieces around a ring of GPUs, every "
              "link busy at once"),
+        Term("token", "The unit a language model reads and writes: a word or a piece of one",
+             ("tokens",)),
         Term("sequence", "One training example: a stretch of text the model learns to "
              "continue, token by token", ("sequences", "seq")),
         Term("micro-batch", "A slice of the batch that runs through the model on its own",
@@ -56,6 +58,7 @@ VOCABULARY: dict[str, tuple[Term, ...]] = {
         Term("全归约", "一种集合通信：做完后每张 GPU 都拿到所有 GPU 数值的和", ("all-reduce",),
              ("allreduce",)),
         Term("环形全归约", "把数据分成块、沿一圈 GPU 传的全归约，每条链路同时在忙"),
+        Term("token", "语言模型读和写的单位：一个词或词的一部分", (), ("词元", "令牌")),
         Term("序列", "一条训练样本：一段文字，模型学着一个 token 一个 token 地往下接"),
         Term("微批次", "从一批里切出的一小份，单独走一遍模型", ("微批", "micro-batch")),
         Term("气泡", "流水线某一段没活干、空等的时间"),
