@@ -484,3 +484,12 @@ def test_a_step_the_gpu_cannot_hold_says_it_is_timed_as_if_it_fit() -> None:
     assert "显存装不下（要 191.2 GB）：按装得下计时" in zh
     assert not [t for t in _texts(_draw("grad_sync", "step_bar", "with", "en", {}))
                 if "timed as if" in t]
+
+
+def test_zero_3s_missing_gradient_block_is_said_in_the_picture() -> None:
+    """Readers hf6, hf7 and hf8 took ZeRO-3's missing bf16 gradient block for a drawing error
+    (the reason was only in the alt text): the picture says there are none; ZeRO-2's does not."""
+    assert "no bf16 grads" in _texts(_draw("zero_sharding", "memory", "with", "en", {"zero": 3}))
+    assert "不存 bf16 梯度" in _texts(_draw("zero_sharding", "memory", "with", "zh", {"zero": 3}))
+    assert "no bf16 grads" not in _texts(_draw("zero_sharding", "memory", "with", "en",
+                                               {"zero": 2}))

@@ -41,13 +41,14 @@ RANK_CY = 189.0
 MAX_BAR_W = 44.0
 LABEL_ABOVE = 9.0  # a total's centre above its bar's top
 CHIP_X, CHIP_CY = 50.0, 90.0
-LEFT_CY = (146.0, 166.0)
+LEFT_CY = (146.0, 166.0, 186.0)
 KEY_WORDS = {"zh": {"grads": "梯度"}, "en": {"grads": "grads"}}
 TEXT = {
     "zh": {"hbm": "显存 {v} GB", "alike": "共 {n} 张，都一样", "stage": "每张 {l}/{L} 层", "one": "就 1 张", "over": "超出 {v} GB",
-           "fits": "装得下", "total": "{v} GB", "split": "{n} 张分摊"},
+           "fits": "装得下", "total": "{v} GB", "split": "{n} 张分摊", "no_grads": "不存 bf16 梯度"},
     "en": {"hbm": "HBM {v} GB", "alike": "{n} GPUs alike", "stage": "{l}/{L} layers each", "one": "1 GPU", "over": "{v} GB over",
-           "fits": "it fits", "total": "{v} GB", "split": "split {n} ways"},
+           "fits": "it fits", "total": "{v} GB", "split": "split {n} ways",
+           "no_grads": "no bf16 grads"},
 }
 STATES = ("params", "grads", "optimizer")  # bottom up, as the bar stacks them
 SPLIT_GAP = 5.0  # between a bar's right edge and its bracket
@@ -108,7 +109,10 @@ def draw(cv: Canvas, ctx: SceneContext) -> SceneResult:
         first = words["stage"].format(l=view.layers // view.pp, L=view.layers)
     over = max(0.0, view.peak.total - view.hbm)
     second = words["over"].format(v=gb(over)) if not fits else words["fits"]
-    for text, cy in zip((first, second), LEFT_CY, strict=True):
+    # ZeRO-3 keeps no bf16 gradients (they go straight into the fp32 shard, drawn with the
+    # optimizer): three readers took the missing gradient block for a drawing error
+    third = words["no_grads"] if any(not m.grads and m.fp32_grads for m in view.memory) else ""
+    for text, cy in zip((first, second, third), LEFT_CY, strict=True):
         if text:
             cv.layout.place(text, x=SCENE_X0, cy=cy, role="label", size=SMALL_SIZE,
                             anchor="start", floor=None, max_width=BARS_X0 - SCENE_X0 - 8)
