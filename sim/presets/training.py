@@ -102,9 +102,10 @@ def _workload(
     seq_len: int = SEQ_LEN,
     recompute: str = "none",
     cost: Mapping[str, Any] = ROOFLINE,
+    model: str = MODEL,
 ) -> Workload:
     return {
-        "model": MODEL,
+        "model": model,
         "hardware": {"gpu": GPU, "gpus_per_node": gpus_per_node, "nodes": nodes},
         "parallel": dict(parallel),
         "batch": {"global_batch": global_batch, "micro_batch": micro_batch, "seq_len": seq_len},
@@ -193,13 +194,11 @@ def three_d(tp: int, pp: int) -> Workload:
     """Llama-3-70B on 64 H100s in 8 nodes, 4 data-parallel copies with ZeRO-1, selective
     recomputation, 64 sequences of 4,096 tokens a step, each layer split `tp` ways and the
     layers cut into `pp` stages (1F1B)."""
-    workload = _workload(gpus_per_node=8, nodes=8,
-                         parallel={"dp": 64 // (tp * pp), "tp": tp, "pp": pp, "zero": 1,
-                                   "schedule": "1f1b", "sequence_parallel": True},
-                         global_batch=64, seq_len=4096, recompute="selective",
-                         cost={**ROOFLINE, "overlap": True})
-    workload["model"] = "llama-3-70b"
-    return workload
+    return _workload(gpus_per_node=8, nodes=8,
+                     parallel={"dp": 64 // (tp * pp), "tp": tp, "pp": pp, "zero": 1,
+                               "schedule": "1f1b", "sequence_parallel": True},
+                     global_batch=64, seq_len=4096, recompute="selective",
+                     cost={**ROOFLINE, "overlap": True}, model="llama-3-70b")
 
 
 def _three_d(variant: str, k: Mapping[str, float]) -> Workload:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.errors import Violation
+from pipeline.fields.training.scenes.common import SCHEDULES
 from pipeline.fields.training.view import GB, TrainingView
 from pipeline.plan.model import Concept
 
@@ -32,20 +33,17 @@ def card_rules(path: str, concept: Concept, trouble: Any, fix: Any) -> list[Viol
             and isinstance(trouble, TrainingView) and isinstance(fix, TrainingView)
             and abs(_step(trouble) - _step(fix)) > 1):
         out.append(Violation(f"{path}.trouble", (
-            f"the trouble runs {SCHEDULE_NAMES[trouble.schedule]} and the fix "
-            f"{SCHEDULE_NAMES[fix.schedule]}: two changes at once (the schedule, then the "
+            f"the trouble runs {SCHEDULES[trouble.schedule]} and the fix "
+            f"{SCHEDULES[fix.schedule]}: two changes at once (the schedule, then the "
             "interleaving); draw the trouble from the scenario one step before the fix "
             "(interleaving's without variant is 1F1B, one_f_one_b's with variant too)")))
     return out
 
 
-# The schedules in the order the page's cards introduce them: a card compares neighbours
-SCHEDULE_ORDER = ("gpipe", "1f1b", "interleaved_1f1b")
-SCHEDULE_NAMES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "interleaved 1F1B"}
-
-
 def _step(view: TrainingView) -> int:
-    return SCHEDULE_ORDER.index(view.schedule) if view.schedule in SCHEDULE_ORDER else 0
+    """The schedule's place in `SCHEDULES` (the order the cards introduce them)."""
+    order = list(SCHEDULES)
+    return order.index(view.schedule) if view.schedule in order else 0
 
 
 def _memory_trouble(path: str, view: TrainingView) -> list[Violation]:

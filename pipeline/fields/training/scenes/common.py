@@ -31,12 +31,15 @@ from pipeline.fields.training.view import TrainingView
 __all__ = ["clock", "gb", "number", "seconds"]
 
 SWATCH = 11.0
+TAG_LEFT = 300.0  # the 示意值 tag's left edge, roughly: words in the top strip stop before it
 KEY_GAP = 8.0
 # A forward lighter than a backward in both themes (the dark theme thickens tints of 0.3-0.5,
 # so neither is one of those).
 F_OPACITY, B_OPACITY = 0.22, 0.58
 WEIGHTS_OPACITY = 0.5
 ACTION_KINDS = ("F", "B", "idle")
+# the schedules in the order the cards introduce them (a card compares neighbours), by name
+SCHEDULES = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "interleaved 1F1B"}
 MEMORY_PARTS = ("params", "grads", "optimizer", "activations")
 
 WORDS: dict[str, dict[str, str]] = {

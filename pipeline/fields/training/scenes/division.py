@@ -27,6 +27,7 @@ from pipeline.fields.training.scenes.common import (
     SCENE_X1,
     SMALL_SIZE,
     SWATCH,
+    TAG_LEFT,
     SceneContext,
     SceneResult,
     gb,
@@ -47,7 +48,6 @@ SQUARE = 19.0  # one layer's weights: this tall, and this wide when whole
 PART_W = 10.0  # a split layer's matrix is this wide a part, so one part stays visible
 LINE = 20.0  # from one label's centre to the next
 BAND_FIRST, BAND_LAST = 17.0, 188.0  # the first band line under the boxes; the lowest
-TAG_LEFT = 300.0
 TEXT = {
     "zh": {"key": "每张 GPU 自己存的那部分权重", "copy": "副本 {c}", "all": "全部 {L} 层",
            "layers": "第 {a}-{b} 层", "layers2": "第 {a}-{b}、{c}-{d} 层", "gpu": "GPU {g}",

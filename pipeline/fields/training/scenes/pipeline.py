@@ -20,6 +20,7 @@ from pipeline.errors import InputError
 from pipeline.fields.training.scenes.common import (
     SCENE_X0,
     SCENE_X1,
+    SCHEDULES,
     SMALL_SIZE,
     SceneContext,
     SceneResult,
@@ -153,8 +154,7 @@ def _axis(cv: Canvas, ctx: SceneContext, view: TrainingView, scale: float) -> No
 
 
 def _desc(lang: str, view: TrainingView) -> str:
-    schedule = {"gpipe": "GPipe", "1f1b": "1F1B", "interleaved_1f1b": "interleaved 1F1B"}[
-        view.schedule]
+    schedule = SCHEDULES[view.schedule]
     pct, span = number(100.0 * view.bubble_fraction), clock(view, view.span)
     v = view.virtual_stages
     held = ", ".join(number(m.held / v) for m in view.memory)

@@ -20,6 +20,7 @@ from pipeline.fields.training.scenes.common import (
     KEY_CY,
     SCENE_X0,
     SMALL_SIZE,
+    TAG_LEFT,
     SceneContext,
     SceneResult,
     number,
@@ -34,7 +35,6 @@ ROW_CY = (76.0, 160.0)
 HALF = 34.0  # a chip's half width with its pins
 BAND_CY = 118.0
 CHUNK = 6.0
-TAG_LEFT = 300.0  # the 示意值 tag's left edge, roughly: the key line stops before it
 OPS = {
     "zh": {"all_reduce": "环形全归约", "all_gather": "环形全收集", "reduce_scatter": "环形归约散播"},
     "en": {"all_reduce": "ring all-reduce", "all_gather": "ring all-gather",

@@ -22,6 +22,7 @@ from pipeline.fields.training.scenes.common import (
     SCENE_X0,
     SCENE_X1,
     SMALL_SIZE,
+    TAG_LEFT,
     SceneContext,
     SceneResult,
     action_block,
@@ -43,7 +44,6 @@ ROW_CY = (170.0, 190.0)
 SWATCH = 11.0
 COMM_OPACITY = 0.75
 TP_CHIPS, TP_CHIP_STEP = 4, 6.0  # a tensor-parallel step draws up to 4 chips, stacked
-TAG_LEFT = 300.0  # the illustrative tag's left edge: the top strip's words stop before it
 TP_PIECES = 4  # a one-micro-batch step cut into quarters to draw its per-layer all-reduces
 TEXT = {
     "zh": {"step": "一步 {t} {u}", "rate": "每秒 {tps} 个 token，MFU {mfu}%",
